@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+)
+
+// logFlags configure zerolog. Logs go to stderr only: stdout is the child's.
+type logFlags struct {
+	level, format, file string
+}
+
+func (f *logFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.level, "log-level", "", "log `LEVEL`: debug, info, warn, error (default warn; $PADRUN_LOG_LEVEL)")
+	fs.StringVar(&f.format, "log-format", "", "log `FORMAT`: console or json (default console; $PADRUN_LOG_FORMAT)")
+	fs.StringVar(&f.file, "log-file", "", "append logs to `PATH` instead of stderr ($PADRUN_LOG_FILE)")
+}
+
+// logs is padrun's logger and whether it writes JSON.
+type logs struct {
+	zerolog.Logger
+	json bool
+}
+
+// logger builds the logger: flags, then the environment, then defaults.
+func (f logFlags) logger(stderr io.Writer) (logs, error) {
+	level := orEnv(f.level, "PADRUN_LOG_LEVEL", "warn")
+	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
+	if err != nil || level == "" {
+		return newLogger(logFlags{}, stderr), &usageError{fmt.Sprintf("unknown log level %q (want debug, info, warn or error)", level)}
+	}
+	f.format = orEnv(f.format, "PADRUN_LOG_FORMAT", "console")
+	if f.format != "console" && f.format != "json" {
+		return newLogger(logFlags{}, stderr), &usageError{fmt.Sprintf("unknown log format %q (want console or json)", f.format)}
+	}
+	out := stderr
+	if path := orEnv(f.file, "PADRUN_LOG_FILE", ""); path != "" {
+		file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return newLogger(logFlags{}, stderr), fmt.Errorf("open log file: %w", err)
+		}
+		out = file // open until exit
+	}
+	l := newLogger(f, out)
+	l.Logger = l.Level(lvl)
+	return l, nil
+}
+
+// newLogger writes console logs as "padrun: LEVEL: message key=value".
+func newLogger(f logFlags, out io.Writer) logs {
+	if f.format == "json" {
+		return logs{zerolog.New(out).With().Timestamp().Str("app", "padrun").Logger().Level(zerolog.WarnLevel), true}
+	}
+	cw := zerolog.ConsoleWriter{
+		Out: out, NoColor: true,
+		PartsOrder:   []string{zerolog.LevelFieldName, zerolog.MessageFieldName},
+		FormatLevel:  func(i any) string { return fmt.Sprintf("padrun: %s:", i) },
+		PartsExclude: []string{zerolog.TimestampFieldName},
+	}
+	return logs{zerolog.New(cw).Level(zerolog.WarnLevel), false}
+}
+
+func orEnv(v, env, def string) string {
+	if v != "" {
+		return v
+	}
+	if e := os.Getenv(env); e != "" {
+		return e
+	}
+	return def
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"padrun":      main,
+		"fakeharness": fakeHarness,
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PADRUN_REGISTRY_DIR", filepath.Join(env.WorkDir, "reg"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			envs.Store(env.WorkDir, env.Vars)
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"start":       cmdStart,
+			"await":       cmdAwait,
+			"run":         cmdRun,
+			"waitfile":    cmdWaitfile,
+			"signal":      cmdSignal,
+			"gone":        cmdGone,
+			"checkmarker": cmdCheckMarker,
+			"checkrecord": cmdCheckRecord,
+			"writemarker": cmdWriteMarker,
+			"contend":     cmdContend,
+			"mkrandom":    cmdMkrandom,
+			"mode":        cmdMode,
+			"waitgrep":    cmdWaitgrep,
+			"ispid":       cmdIsPid,
+			"records":     cmdRecords,
+			"writerecord": cmdWriteRecord,
+		},
+	})
+}
+
+// envs holds each script's environment as set up, by work folder.
+var envs sync.Map
+
+// scriptEnv is the script's environment: as set up, with the script's own
+// changes to those variables and to the few that scripts set.
+func scriptEnv(ts *testscript.TestScript) []string {
+	base, _ := envs.Load(ts.Getenv("WORK"))
+	seen := map[string]bool{}
+	var out []string
+	for _, kv := range base.([]string) {
+		k, _, _ := strings.Cut(kv, "=")
+		seen[k] = true
+		if v := ts.Getenv(k); v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	for _, k := range []string{"PAD_SESSION_PID", "PAD_AGENT", "PADRUN_LOG_FORMAT", "PADRUN_LOG_LEVEL", "PADRUN_SESSION_FILE", "PADRUN_MARKER"} {
+		if v := ts.Getenv(k); v != "" && !seen[k] {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// proc is a process started by a script.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan struct{}
+	err            error
+}
+
+var procs sync.Map // WORK + "\x00" + name -> *proc
+
+// start NAME [-stdin=FILE] [-stdout=FILE] [VAR=value...] PROG [ARG...]
+// starts PROG in the background with the script's environment.
+func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: start NAME [-stdin=FILE] [-stdout=FILE] [VAR=value...] PROG [ARG...]")
+	}
+	p := startProc(ts, args[1:])
+	if _, loaded := procs.LoadOrStore(ts.Getenv("WORK")+"\x00"+args[0], p); loaded {
+		ts.Fatalf("start: %s already started", args[0])
+	}
+}
+
+func startProc(ts *testscript.TestScript, args []string) *proc {
+	env := scriptEnv(ts)
+	p := &proc{done: make(chan struct{})}
+	var stdin, stdout string
+	for len(args) > 0 {
+		if v, ok := strings.CutPrefix(args[0], "-stdin="); ok {
+			stdin = v
+		} else if v, ok := strings.CutPrefix(args[0], "-stdout="); ok {
+			stdout = v
+		} else if strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") {
+			env = append(env, args[0])
+		} else {
+			break
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		ts.Fatalf("start: no program")
+	}
+	path, err := lookPathIn(args[0], ts.Getenv("PATH"))
+	ts.Check(err)
+	p.cmd = exec.Command(path, args[1:]...)
+	p.cmd.Args[0] = args[0]
+	p.cmd.Dir = ts.MkAbs(".")
+	p.cmd.Env = env
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if stdin != "" {
+		f, err := os.Open(ts.MkAbs(stdin))
+		ts.Check(err)
+		ts.Defer(func() { f.Close() })
+		p.cmd.Stdin = f
+	}
+	if stdout != "" {
+		f, err := os.Create(ts.MkAbs(stdout))
+		ts.Check(err)
+		ts.Defer(func() { f.Close() })
+		p.cmd.Stdout = f
+	}
+	ts.Check(p.cmd.Start())
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	ts.Defer(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+func lookPathIn(name, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found in PATH", name)
+}
+
+// await NAME STATUS waits (at most a minute) for a started process and
+// checks how it ended: an exit status, or sig:NAME for death by a signal.
+// Its stdout and stderr become the script's.
+func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: await NAME STATUS")
+	}
+	v, ok := procs.LoadAndDelete(ts.Getenv("WORK") + "\x00" + args[0])
+	if !ok {
+		ts.Fatalf("await: %s was not started", args[0])
+	}
+	awaitProc(ts, v.(*proc), args[1])
+}
+
+func awaitProc(ts *testscript.TestScript, p *proc, want string) {
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		p.cmd.Process.Kill()
+		<-p.done
+		ts.Fatalf("%s did not end within a minute", p.cmd.Args[0])
+	}
+	ts.Stdout().Write(p.stdout.Bytes())
+	ts.Stderr().Write(p.stderr.Bytes())
+	if got := describeExit(p.cmd.ProcessState); got != want {
+		ts.Fatalf("%s ended with %s, want %s\nstderr:\n%s", p.cmd.Args[0], got, want, p.stderr.String())
+	}
+}
+
+func describeExit(ps *os.ProcessState) string {
+	ws := ps.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return "sig:" + strings.TrimPrefix(unix.SignalName(ws.Signal()), "SIG")
+	}
+	return strconv.Itoa(ws.ExitStatus())
+}
+
+// run STATUS [-stdin=FILE] [-stdout=FILE] [VAR=value...] PROG [ARG...]
+// runs PROG in the foreground and checks how it ended.
+func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: run STATUS [VAR=value...] PROG [ARG...]")
+	}
+	awaitProc(ts, startProc(ts, args[1:]), args[0])
+}
+
+// waitfile FILE polls for FILE to exist, for at most 30 seconds.
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within 30s", args[0])
+}
+
+// readyPid reads KEY=PID from a ready file: FILE:KEY.
+func readyPid(ts *testscript.TestScript, spec string) int {
+	file, key, ok := strings.Cut(spec, ":")
+	if !ok {
+		ts.Fatalf("want FILE:KEY, got %q", spec)
+	}
+	for _, line := range strings.Split(ts.ReadFile(file), "\n") {
+		if v, ok := strings.CutPrefix(line, key+"="); ok {
+			pid, err := strconv.Atoi(v)
+			ts.Check(err)
+			return pid
+		}
+	}
+	ts.Fatalf("%s has no %s", file, key)
+	return 0
+}
+
+// signal SIG FILE:KEY sends SIG to the pid recorded in a ready file.
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: signal SIG FILE:KEY")
+	}
+	ts.Check(unix.Kill(readyPid(ts, args[1]), sigByName(args[0])))
+}
+
+// [!] gone FILE:KEY checks that the recorded pid is gone within a second
+// (or, negated, still alive).
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: gone FILE:KEY")
+	}
+	pid := readyPid(ts, args[0])
+	alive := func() bool {
+		v, _ := ident.Probe(pid, "")
+		return v == ident.Alive
+	}
+	if neg {
+		if !alive() {
+			ts.Fatalf("pid %d is gone", pid)
+		}
+		return
+	}
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !alive() {
+			return
+		}
+	}
+	ts.Fatalf("pid %d is still alive after a second", pid)
+}
+
+// mode FILE PERM checks a file's permission bits.
+func cmdMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: mode FILE PERM")
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := fmt.Sprintf("%04o", fi.Mode().Perm()); (got == args[1]) == neg {
+		ts.Fatalf("%s has mode %s, want %s%s", args[0], got, map[bool]string{true: "not "}[neg], args[1])
+	}
+}
+
+// mkrandom FILE BYTES writes random bytes.
+func cmdMkrandom(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: mkrandom FILE BYTES")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	b := make([]byte, n)
+	rand.Read(b)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o600))
+}
+
+func readJSON(ts *testscript.TestScript, path string) map[string]any {
+	var m map[string]any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(path)), &m))
+	return m
+}
+
+// waitgrep FILE PATTERN polls FILE until a line matches PATTERN, for at most 30 seconds.
+func cmdWaitgrep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitgrep FILE PATTERN")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+			return
+		}
+	}
+	ts.Fatalf("no line of %s matched %s within 30s", args[0], args[1])
+}

@@ -1,0 +1,94 @@
+package ident
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+func readProc(pid int) (procState, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	b, err := readSmall(dir + "/stat")
+	if err != nil {
+		return procState{}, err
+	}
+	state, start, ok := parseStat(b)
+	if !ok {
+		return procState{}, errors.New("ident: malformed " + dir + "/stat")
+	}
+	st := procState{start: start, zombie: state == 'Z' || state == 'X', process: true}
+	if b, err := readSmall(dir + "/status"); err == nil {
+		if tgid, ok := statusField(b, "Tgid:"); ok && tgid != strconv.Itoa(pid) {
+			st.process = false
+		}
+	}
+	return st, nil
+}
+
+func exists(pid int) Verdict {
+	switch err := unix.Kill(pid, 0); err {
+	case nil, unix.EPERM:
+		return Alive
+	case unix.ESRCH:
+		return Dead
+	}
+	return Unknown
+}
+
+func bootID() string {
+	b, _ := readSmall("/proc/sys/kernel/random/boot_id") // Best effort: left out when unreadable.
+	return string(bytes.TrimSpace(b))
+}
+
+func machineID() string {
+	for _, p := range []string{"/etc/machine-id", "/var/lib/dbus/machine-id"} {
+		if b, err := readSmall(p); err == nil {
+			if id := string(bytes.TrimSpace(b)); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+func pidNamespace() string {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {
+		return ""
+	}
+	return strconv.FormatUint(st.Ino, 10)
+}
+
+// statusField returns the value of a "Key:\tvalue" line of a status file.
+func statusField(b []byte, key string) (string, bool) {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte(key)); ok {
+			return string(bytes.TrimSpace(v)), true
+		}
+	}
+	return "", false
+}
+
+// readSmall reads a small kernel file with one open and one read: /proc
+// files are generated whole on the first read.
+func readSmall(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 4096)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
+}

@@ -1,0 +1,304 @@
+package marker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/marker/safefile"
+)
+
+// HeldError is the refusal: file is held by another session, or its holder
+// cannot be judged.
+type HeldError struct {
+	File      string
+	Holder    *Marker // nil when there is no readable marker
+	Judgement Judgement
+	// Busy: a live process holds the kernel lock.
+	Busy bool
+	// Waitable: the holder may yet go away (alive, or a heartbeat that may
+	// expire); false when only a person can resolve it.
+	Waitable bool
+	// Unreadable: the marker cannot be read; unlock --force clears it.
+	Unreadable bool
+}
+
+func (e *HeldError) Error() string {
+	return "marker: " + e.File + " is in use by another session (" + e.Judgement.String() + ")"
+}
+
+// IsHeld reports whether err is a refusal because a session file is held.
+func IsHeld(err error) bool {
+	var h *HeldError
+	return errors.As(err, &h)
+}
+
+// UnsafeError says a marker or lock path is something padrun will not touch:
+// a symlink, or not a regular file.
+type UnsafeError struct {
+	Path string
+	Why  string
+}
+
+func (e *UnsafeError) Error() string { return "marker: " + e.Path + " " + e.Why }
+
+// ErrCanceled is returned by Acquire when its done channel closed while it waited.
+var ErrCanceled = errors.New("marker: wait canceled")
+
+var (
+	errChanged      = errors.New("marker: replaced meanwhile")
+	errMarkerAbsent = errors.New("marker: none")
+)
+
+// Lock is a held session file: its lock is flocked and its marker published.
+type Lock struct {
+	File   string
+	marker Marker
+	h      safefile.Handle
+}
+
+// Acquire takes file for the session that m describes. It never blocks when
+// done is nil; otherwise it waits while the lock is busy, until done closes.
+// A refusal is a *HeldError.
+func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Lock, error) {
+	mp, lp := MarkerPath(file), LockPath(file)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return nil, fmt.Errorf("marker: create folder of %s: %w", file, err)
+	}
+	for {
+		h, err := openLock(lp)
+		if err != nil {
+			return nil, err
+		}
+		switch err := lockWait(h, done); err {
+		case nil:
+		case safefile.ErrBusy:
+			safefile.Close(h)
+			return nil, busy(file, self)
+		case ErrCanceled:
+			return nil, err // the waiting goroutine owns h now
+		default:
+			safefile.Close(h)
+			return nil, fmt.Errorf("marker: lock %s: %w", lp, err)
+		}
+		if !safefile.SameFile(h, lp) {
+			safefile.Close(h) // released and unlinked by its last holder: take the new one
+			continue
+		}
+		replace, err := takeover(file, self, time.Now())
+		if err == nil {
+			m.SessionFile = file
+			err = publish(mp, m, replace)
+		}
+		if err == errChanged {
+			safefile.Close(h)
+			continue
+		}
+		if err != nil {
+			releaseLock(h, lp) // Best effort: leave no lock file behind.
+			return nil, err
+		}
+		return &Lock{File: file, marker: m, h: h}, nil
+	}
+}
+
+// busy describes the live holder of a busy lock from its marker, read
+// without the lock: it is for people only and decides nothing.
+func busy(file string, self ident.Self) *HeldError {
+	e := &HeldError{File: file, Busy: true, Waitable: true}
+	reason := "its lock " + filepath.Base(LockPath(file)) + " is held by a live process"
+	if m, err := Read(file); err == nil {
+		e.Holder = m
+		if j := Judge(m.Holder(), self, time.Now()); j.Verdict == ident.Alive {
+			reason = j.Reason + ", and " + reason
+		}
+	}
+	e.Judgement = Judgement{ident.Alive, reason}
+	return e
+}
+
+// takeover judges the marker at file while holding its lock. It returns
+// whether a marker is there to replace, or a *HeldError.
+func takeover(file string, self ident.Self, now time.Time) (replace bool, err error) {
+	m, err := Read(file)
+	switch {
+	case err == errMarkerAbsent:
+		return false, nil
+	case err != nil:
+		why := err.Error()
+		var ue *UnreadableError
+		if errors.As(err, &ue) {
+			why = ue.Why
+		}
+		return false, &HeldError{File: file, Unreadable: true, Judgement: Judgement{ident.Unknown, "unreadable: " + why}}
+	}
+	refuse := func(j Judgement) error {
+		return &HeldError{File: file, Holder: m, Judgement: j,
+			Waitable: j.Verdict == ident.Alive || m.HeartbeatSeconds > 0}
+	}
+	if m.Tool != Tool {
+		if j := Judge(m.Holder(), self, now); j.Verdict != ident.Dead {
+			return false, refuse(j)
+		}
+		return true, nil
+	}
+	// A padrun marker whose lock is free: its padrun is gone, or still
+	// exiting after SIGKILL, before the kernel killed its child.
+	if j := Judge(m.Holder(), self, now); j.Verdict != ident.Dead {
+		j.Reason = "its padrun released the lock but " + j.Reason
+		if j.Verdict == ident.Alive {
+			j.Reason += " (still exiting?)"
+		}
+		return false, refuse(j)
+	}
+	if child, ok := m.Child(); ok {
+		if j := Judge(child, self, now); j.Verdict != ident.Dead {
+			j.Reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but its child " + j.Reason
+			return false, refuse(j)
+		}
+	}
+	return true, nil
+}
+
+// UnreadableError says a marker exists but cannot be judged.
+type UnreadableError struct {
+	Path string
+	Why  string
+}
+
+func (e *UnreadableError) Error() string { return "marker: " + e.Path + ": " + e.Why }
+
+// Read reads and parses the marker of file, bounded to MaxSize. A missing
+// marker is errMarkerAbsent; one that cannot be judged, an *UnreadableError.
+func Read(file string) (*Marker, error) {
+	path := MarkerPath(file)
+	b, mtime, err := safefile.ReadBounded(path, MaxSize)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, errMarkerAbsent
+	case err != nil:
+		return nil, &UnreadableError{path, err.Error()}
+	}
+	m, err := Parse(b)
+	if err != nil {
+		return nil, &UnreadableError{path, strings.TrimPrefix(err.Error(), "marker: ")}
+	}
+	m.ModTime = mtime
+	return m, nil
+}
+
+// publish makes m visible whole at path: written to a temp file whose name
+// never matches *.live.json, then linked (no marker there) or renamed into
+// place. No fsync: a marker from before a crash is stale by its boot id.
+func publish(path string, m Marker, replace bool) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("marker: encode: %w", err)
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+nonceTag(m.Nonce)+".tmp")
+	if err := safefile.WriteNew(tmp, b); err != nil {
+		return fmt.Errorf("marker: write %s: %w", tmp, err)
+	}
+	defer os.Remove(tmp) // Best effort: after a link, the temp name is left over.
+	if !replace {
+		switch err := os.Link(tmp, path); {
+		case err == nil:
+			return nil
+		case errors.Is(err, os.ErrExist):
+			return errChanged // another tool wrote a marker meanwhile: judge it
+		}
+		// Filesystems without hard links: the lock serialises padruns.
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("marker: publish %s: %w", path, err)
+	}
+	return nil
+}
+
+func nonceTag(nonce string) string {
+	if len(nonce) > 8 {
+		return nonce[:8]
+	}
+	return strconv.Itoa(os.Getpid())
+}
+
+// Marker returns the marker this lock published.
+func (l *Lock) Marker() Marker { return l.marker }
+
+// SetChild records the child in the marker with an atomic rewrite.
+func (l *Lock) SetChild(pid int, token string) error {
+	l.marker.ChildPid, l.marker.ChildStartToken = pid, ident.Token(token)
+	return publish(MarkerPath(l.File), l.marker, true)
+}
+
+// Touch refreshes the marker's mtime: the heartbeat.
+func (l *Lock) Touch(now time.Time) error {
+	return safefile.Touch(MarkerPath(l.File), now)
+}
+
+// Release removes the marker if it is still ours (nonce), then unlinks the
+// lock file while still holding it, then drops the lock.
+func (l *Lock) Release() error {
+	var first error
+	if m, err := Read(l.File); err == nil && m.Nonce == l.marker.Nonce {
+		if err := os.Remove(MarkerPath(l.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			first = fmt.Errorf("marker: remove %s: %w", MarkerPath(l.File), err)
+		}
+	}
+	if err := releaseLock(l.h, LockPath(l.File)); err != nil && first == nil {
+		first = fmt.Errorf("marker: release %s: %w", LockPath(l.File), err)
+	}
+	return first
+}
+
+// openLock opens the lock file, refusing a symlink or a non-regular file.
+func openLock(path string) (safefile.Handle, error) {
+	h, err := safefile.OpenLock(path)
+	switch {
+	case errors.Is(err, safefile.ErrSymlink), errors.Is(err, safefile.ErrNotRegular):
+		return h, &UnsafeError{path, err.Error()}
+	case err != nil:
+		return h, fmt.Errorf("marker: open %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// releaseLock unlinks the lock file while it is still locked, so that no
+// lock file is left behind, then drops the lock. Every acquirer checks the
+// path still names the inode it locked.
+func releaseLock(h safefile.Handle, path string) error {
+	var err error
+	if safefile.SameFile(h, path) {
+		err = os.Remove(path)
+	}
+	safefile.Close(h)
+	return err
+}
+
+// lockWait flocks h, waiting until done closes when done is not nil.
+func lockWait(h safefile.Handle, done <-chan struct{}) error {
+	err := safefile.TryLock(h)
+	if err != safefile.ErrBusy || done == nil {
+		return err
+	}
+	res := make(chan error, 1)
+	go func() { res <- safefile.Lock(h) }()
+	select {
+	case err := <-res:
+		return err
+	case <-done:
+		// h stays open under the blocked flock: closing it here could
+		// let its number be reused under us. The waiter closes it.
+		go func() {
+			<-res
+			safefile.Close(h)
+		}()
+		return ErrCanceled
+	}
+}

@@ -1,0 +1,203 @@
+// Package marker guards a session file with a kernel lock and a published
+// marker, and judges the markers that other sessions left behind.
+//
+// For a session file F it uses two files in F's folder: F.live.lock, which a
+// live holder keeps flocked for its whole run, and F.live.json, which says
+// who the holder is for people, for other tools and for readers on other
+// machines.
+package marker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// MaxSize bounds every read of a marker.
+const MaxSize = 64 << 10
+
+// Tool is the value of the "tool" field in markers written by padrun.
+const Tool = "padrun"
+
+// Paths of the files that guard a session file.
+func MarkerPath(file string) string { return file + ".live.json" }
+func LockPath(file string) string   { return file + ".live.lock" }
+
+// Marker is the JSON object published at F.live.json. Readers accept unknown
+// fields and markers of other tools, which carry at least pid.
+type Marker struct {
+	V                int         `json:"v"`
+	Tool             string      `json:"tool,omitempty"`
+	Version          string      `json:"version,omitempty"`
+	Nonce            string      `json:"nonce,omitempty"`
+	SessionFile      string      `json:"sessionFile,omitempty"`
+	SessionID        string      `json:"sessionId,omitempty"`
+	Pid              int         `json:"pid"`
+	StartToken       ident.Token `json:"startToken,omitempty"`
+	BootID           string      `json:"bootId,omitempty"`
+	MachineID        string      `json:"machineId,omitempty"`
+	Hostname         string      `json:"hostname,omitempty"`
+	PidNamespace     ident.Token `json:"pidNamespace,omitempty"`
+	UID              int         `json:"uid"`
+	ChildPid         int         `json:"childPid,omitempty"`
+	ChildStartToken  ident.Token `json:"childStartToken,omitempty"`
+	Harness          string      `json:"harness,omitempty"`
+	Mode             string      `json:"mode,omitempty"`
+	Agent            string      `json:"agent,omitempty"`
+	CreatedAt        string      `json:"createdAt,omitempty"`
+	HeartbeatSeconds int         `json:"heartbeatSeconds"`
+
+	// ModTime is the marker file's mtime when it was read: the heartbeat.
+	ModTime time.Time `json:"-"`
+}
+
+// New returns a marker for this process, holding file with a fresh nonce.
+func New(self ident.Self, file, nonce string, now time.Time) Marker {
+	return Marker{
+		V: 1, Tool: Tool, Nonce: nonce, SessionFile: file,
+		Pid: self.Pid, StartToken: ident.Token(self.StartToken),
+		BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
+		PidNamespace: ident.Token(self.PidNamespace), UID: self.UID,
+		CreatedAt: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+	}
+}
+
+// Parse decodes a marker. A marker with no pid is not usable.
+func Parse(b []byte) (*Marker, error) {
+	var m Marker
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("marker: not JSON: %w", err)
+	}
+	if m.Pid <= 0 {
+		return nil, errors.New("marker: no pid")
+	}
+	return &m, nil
+}
+
+// Holder is what the verdict ladder needs to know of a process that holds,
+// or held, a session file.
+type Holder struct {
+	Pid              int
+	StartToken       string
+	BootID           string
+	MachineID        string
+	Hostname         string
+	PidNamespace     string
+	Heartbeat        time.Time // the marker's mtime
+	HeartbeatSeconds int
+}
+
+// Holder returns the marker's writer as a holder.
+func (m *Marker) Holder() Holder {
+	return Holder{
+		Pid: m.Pid, StartToken: string(m.StartToken),
+		BootID: m.BootID, MachineID: m.MachineID, Hostname: m.Hostname,
+		PidNamespace: string(m.PidNamespace),
+		Heartbeat:    m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds,
+	}
+}
+
+// Child returns the child that a padrun marker records, on the same
+// machine as its padrun, and whether there is one.
+func (m *Marker) Child() (Holder, bool) {
+	h := m.Holder()
+	h.Pid, h.StartToken = m.ChildPid, string(m.ChildStartToken)
+	return h, m.ChildPid > 0
+}
+
+// Judgement is a verdict with the ladder's reasoning, for people.
+type Judgement struct {
+	Verdict ident.Verdict
+	Reason  string
+}
+
+func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
+
+// Judge runs the verdict ladder of the contract on h.
+func Judge(h Holder, self ident.Self, now time.Time) Judgement {
+	if h.Pid <= 0 {
+		return Judgement{ident.Unknown, "unreadable: no pid recorded"}
+	}
+	if other, why := otherMachine(h, self); other {
+		return remote(h, now, why)
+	}
+	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
+		return Judgement{ident.Dead, "pid " + strconv.Itoa(h.Pid) + " ran in a previous boot (boot id " + short(h.BootID) + ", now " + short(self.BootID) + ")"}
+	}
+	if h.PidNamespace != "" && self.PidNamespace != "" && h.PidNamespace != self.PidNamespace {
+		return remote(h, now, "another pid namespace ("+h.PidNamespace+"), pid "+strconv.Itoa(h.Pid)+" cannot be checked")
+	}
+	v, why := ident.Probe(h.Pid, h.StartToken)
+	if v != ident.Dead {
+		why += sameBoot(h, self)
+	}
+	return Judgement{v, why}
+}
+
+// otherMachine tells whether h ran on another machine than self.
+func otherMachine(h Holder, self ident.Self) (bool, string) {
+	switch {
+	case h.MachineID != "" && self.MachineID != "":
+		if h.MachineID != self.MachineID {
+			return true, "another machine (machine id " + short(h.MachineID) + ", host " + orNone(h.Hostname) + ")"
+		}
+	case h.BootID != "" && h.BootID == self.BootID:
+	case h.Hostname != "" && self.Hostname != "" && h.Hostname != self.Hostname:
+		return true, "another machine (host " + h.Hostname + ")"
+	}
+	return false, ""
+}
+
+// remote judges a holder whose pid cannot be checked from here: only its
+// heartbeat, the marker's mtime, can prove it dead.
+func remote(h Holder, now time.Time, why string) Judgement {
+	if h.HeartbeatSeconds <= 0 || h.Heartbeat.IsZero() {
+		return Judgement{ident.Unknown, why + ", no heartbeat"}
+	}
+	interval := time.Duration(h.HeartbeatSeconds) * time.Second
+	age := now.Sub(h.Heartbeat)
+	if age > 3*interval {
+		return Judgement{ident.Dead, fmt.Sprintf("%s, heartbeat silent for %s (interval %s)", why, round(age), interval)}
+	}
+	return Judgement{ident.Unknown, fmt.Sprintf("%s, heartbeat %s ago (interval %s)", why, round(age), interval)}
+}
+
+func sameBoot(h Holder, self ident.Self) string {
+	var s []string
+	if h.BootID != "" && h.BootID == self.BootID {
+		s = append(s, "same boot")
+	}
+	if h.MachineID != "" && h.MachineID == self.MachineID {
+		s = append(s, "same machine")
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(s, ", ")
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func round(d time.Duration) time.Duration {
+	if d < 0 {
+		return 0
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,126 @@
+package marker
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/marker/safefile"
+)
+
+// State is what status says of a session file.
+type State string
+
+const (
+	Free    State = "free"    // no holder
+	Held    State = "held"    // a live holder
+	Stale   State = "stale"   // a marker whose holder is proven dead
+	Unknown State = "unknown" // a holder that cannot be judged
+)
+
+// Status is the state of one session file, with its holder and the ladder's reasoning.
+type Status struct {
+	File      string    `json:"file"`
+	State     State     `json:"state"`
+	Holder    *Marker   `json:"holder,omitempty"`
+	Verdict   string    `json:"verdict,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	LockPid   int       `json:"lockPid,omitempty"`
+	CheckedAt time.Time `json:"checkedAt"`
+}
+
+// Free reports whether the file could be taken now.
+func (s Status) Free() bool { return s.State == Free || s.State == Stale }
+
+// Inspect says whether file is held, without taking its lock: even a shared
+// lock would make a concurrent acquire fail. Where the kernel's lock table
+// cannot be read, the marker's verdict decides.
+func Inspect(file string, self ident.Self, now time.Time) Status {
+	st := Status{File: file, CheckedAt: now}
+	held, pid, err := lockHolder(LockPath(file))
+	if err != nil {
+		st.State, st.Reason = Unknown, err.Error()
+		return st
+	}
+	if held {
+		st.LockPid = pid
+		e := busy(file, self)
+		st.Holder = e.Holder
+		st.State, st.Verdict, st.Reason = Held, e.Judgement.Verdict.String(), e.Judgement.Reason
+		return st
+	}
+	return judgeMarker(st, self)
+}
+
+// judgeMarker fills st from the marker alone, as if its lock were free.
+func judgeMarker(st Status, self ident.Self) Status {
+	file, now := st.File, st.CheckedAt
+	replace, err := takeover(file, self, now)
+	var he *HeldError
+	switch {
+	case errors.As(err, &he):
+		st.Holder, st.Verdict, st.Reason = he.Holder, he.Judgement.Verdict.String(), he.Judgement.Reason
+		st.State = Unknown
+		if he.Judgement.Verdict == ident.Alive {
+			st.State = Held
+		}
+	case err != nil:
+		st.State, st.Reason = Unknown, err.Error()
+	case replace:
+		m, _ := Read(file) // Best effort: for the holder line only.
+		st.Holder, st.State, st.Verdict = m, Stale, ident.Dead.String()
+		st.Reason = staleReason(m, self, now)
+	default:
+		st.State = Free
+	}
+	return st
+}
+
+func staleReason(m *Marker, self ident.Self, now time.Time) string {
+	if m == nil {
+		return ""
+	}
+	j := Judge(m.Holder(), self, now)
+	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
+		j.Reason += "; child " + Judge(child, self, now).Reason
+	}
+	return j.Reason
+}
+
+// Unlock removes the marker of file when its holder is proven dead, or,
+// with force, when it cannot be judged. It takes the lock to decide, and
+// never removes a marker whose holder is alive.
+func Unlock(file string, self ident.Self, force bool) (Status, error) {
+	now := time.Now()
+	st := Status{File: file, CheckedAt: now}
+	h, err := openLock(LockPath(file))
+	if errors.Is(err, os.ErrNotExist) {
+		// The folder is gone: nothing to unlock.
+		st.State = Free
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := safefile.TryLock(h); err != nil {
+		safefile.Close(h)
+		if err == safefile.ErrBusy {
+			return Inspect(file, self, now), nil
+		}
+		return st, fmt.Errorf("marker: lock %s: %w", LockPath(file), err)
+	}
+	defer releaseLock(h, LockPath(file))
+	if !safefile.SameFile(h, LockPath(file)) {
+		return Inspect(file, self, now), nil
+	}
+	st = judgeMarker(st, self)
+	if st.State == Stale || (force && st.State == Unknown) {
+		if err := os.Remove(MarkerPath(file)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return st, fmt.Errorf("marker: remove %s: %w", MarkerPath(file), err)
+		}
+		st.State = Free
+	}
+	return st, nil
+}

@@ -1,0 +1,94 @@
+package supervise
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: ownGroup, Pdeathsig: syscall.SIGKILL}
+}
+
+// watch waits for the child to exit without reaping it, so that its pid
+// cannot be reused while signals are still forwarded to it; reap then
+// collects its status.
+func watch(pid int) (exited <-chan struct{}, reap func() unix.WaitStatus) {
+	done := make(chan struct{})
+	go func() {
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+		close(done)
+	}()
+	return done, func() unix.WaitStatus { return wait4(pid) }
+}
+
+func wait4(pid int) unix.WaitStatus {
+	var ws unix.WaitStatus
+	for {
+		if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+			return ws
+		}
+	}
+}
+
+// descendants lists the processes below pid, read from /proc.
+func descendants(pid int) []int {
+	des, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, de := range des {
+		p, err := strconv.Atoi(de.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + de.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// Raise kills padrun by sig as if it had died of it, with no core dump: the
+// Go runtime's handler is replaced by SIG_DFL with a raw rt_sigaction (for
+// QUIT it would print a goroutine dump and exit 2), the signal unblocked, and
+// sent to this very thread. It returns only if padrun survived.
+func Raise(sig syscall.Signal) {
+	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) // Best effort.
+	if sig == unix.SIGKILL || sig == unix.SIGSTOP {
+		unix.Kill(os.Getpid(), sig)
+		return
+	}
+	var act [4]uint64 // struct kernel_sigaction, all zero: SIG_DFL, no flags, empty mask
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	var set unix.Sigset_t
+	set.Val[(sig-1)/64] |= 1 << ((uint(sig) - 1) % 64)
+	unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil) // Best effort.
+	unix.Tgkill(os.Getpid(), unix.Gettid(), sig)     // Best effort.
+}

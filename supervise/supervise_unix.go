@@ -1,0 +1,172 @@
+//go:build unix
+
+package supervise
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Abort lists the signals that abort a run before its child starts, in the
+// order they are registered.
+var Abort = []os.Signal{unix.SIGTERM, unix.SIGHUP, unix.SIGINT, unix.SIGQUIT}
+
+// Late lists the signals that only matter once a child runs; registering
+// them after the start keeps them off the start-up path.
+var Late = []os.Signal{unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT}
+
+// LookPath finds name like a shell does: a name with a slash is used as it
+// is; otherwise the first executable regular file in PATH. A match that is
+// not executable makes an *ExecError with NotExecutable set.
+func LookPath(name, path string) (string, error) {
+	if name == "" {
+		return "", &ExecError{Name: name, Err: unix.ENOENT}
+	}
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	var denied error
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		if err := unix.Access(p, unix.X_OK); err != nil {
+			denied = err
+			continue
+		}
+		return p, nil
+	}
+	if denied != nil {
+		return "", &ExecError{Name: name, NotExecutable: true, Err: denied}
+	}
+	return "", &ExecError{Name: name, Err: unix.ENOENT}
+}
+
+// Child is a started child process.
+type Child struct {
+	Pid      int
+	ownGroup bool // the child leads its own process group
+	tty      int  // our controlling terminal's fd, or -1
+}
+
+// Start starts the child. The child shares padrun's process group when
+// padrun has a controlling terminal, so that the terminal's Ctrl-C, Ctrl-Z
+// and fg reach both as one job; otherwise it leads its own group, which
+// padrun can kill whole. It gets SIGKILL when the thread that forked it
+// exits: call Start from the goroutine locked to the main thread.
+func Start(s Spec) (*Child, error) {
+	tty := controllingTTY()
+	attr := &syscall.ProcAttr{
+		Env:   s.Env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   sysProcAttr(tty < 0),
+	}
+	pid, err := syscall.ForkExec(s.Path, s.Args, attr)
+	if err != nil {
+		return nil, execError(s.Args[0], err)
+	}
+	return &Child{Pid: pid, ownGroup: tty < 0, tty: tty}, nil
+}
+
+func execError(name string, err error) error {
+	switch err {
+	case unix.ENOENT, unix.ENOTDIR:
+		return &ExecError{Name: name, Err: err}
+	case unix.EACCES, unix.EPERM, unix.ENOEXEC, unix.EISDIR, unix.ETXTBSY:
+		return &ExecError{Name: name, NotExecutable: true, Err: err}
+	}
+	return &ExecError{Name: name, NotExecutable: true, Err: err}
+}
+
+// controllingTTY returns the first of stdin, stdout and stderr that is our
+// controlling terminal, or -1.
+func controllingTTY() int {
+	for fd := 0; fd <= 2; fd++ {
+		if _, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil {
+			return fd
+		}
+	}
+	return -1
+}
+
+// atTerminal reports whether padrun is in its terminal's foreground group:
+// then the terminal itself delivers Ctrl-C, Ctrl-\ and resizes to the child,
+// and forwarding them would deliver them twice.
+func (c *Child) atTerminal() bool {
+	if c.ownGroup || c.tty < 0 {
+		return false
+	}
+	fg, err := unix.IoctlGetInt(c.tty, unix.TIOCGPGRP)
+	return err == nil && fg == unix.Getpgrp()
+}
+
+// Supervise forwards the signals arriving on sigs to the child until it
+// exits, ends it after the timeout, kills it after the grace period, and
+// reaps it. The child's pid is only signalled while it is known unreaped.
+func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) Status {
+	exited, reap := watch(c.Pid)
+	var st Status
+	var deadline, kill <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	startGrace := func() {
+		if kill == nil {
+			kill = time.After(grace)
+		}
+	}
+	for {
+		select {
+		case <-exited:
+			ws := reap()
+			switch {
+			case ws.Exited():
+				st.Code = ws.ExitStatus()
+			case ws.Signaled():
+				st.Signal = ws.Signal()
+			}
+			return st
+		case s := <-sigs:
+			sig := s.(syscall.Signal)
+			if (sig == unix.SIGINT || sig == unix.SIGQUIT || sig == unix.SIGWINCH) && c.atTerminal() {
+				continue
+			}
+			unix.Kill(c.Pid, sig) // Best effort: the child may be exiting.
+			if sig == unix.SIGTERM || sig == unix.SIGHUP {
+				startGrace()
+			}
+		case <-deadline:
+			st.TimedOut = true
+			unix.Kill(c.Pid, unix.SIGTERM) // Best effort.
+			unix.Kill(c.Pid, unix.SIGCONT) // Best effort: a stopped child cannot act on TERM.
+			startGrace()
+		case <-kill:
+			c.killAll()
+		}
+	}
+}
+
+// killAll sends SIGKILL to every process of the session: the child's group
+// when it leads one, else the child and its descendants.
+func (c *Child) killAll() {
+	if c.ownGroup {
+		unix.Kill(-c.Pid, unix.SIGKILL) // Best effort.
+		return
+	}
+	for _, pid := range descendants(c.Pid) {
+		unix.Kill(pid, unix.SIGKILL) // Best effort.
+	}
+	unix.Kill(c.Pid, unix.SIGKILL) // Best effort.
+}

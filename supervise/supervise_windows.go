@@ -1,0 +1,69 @@
+package supervise
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Abort lists the signals that abort a run before its child starts.
+var Abort = []os.Signal{os.Interrupt}
+
+// Late lists the signals that only matter once a child runs.
+var Late []os.Signal
+
+// LookPath finds name in path as os/exec does.
+func LookPath(name, _ string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", &ExecError{Name: name, Err: err}
+	}
+	return p, nil
+}
+
+// Child is a started child process.
+type Child struct {
+	Pid int
+	p   *os.Process
+}
+
+// Start starts the child.
+func Start(s Spec) (*Child, error) {
+	p, err := os.StartProcess(s.Path, s.Args, &os.ProcAttr{Env: s.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	if err != nil {
+		return nil, &ExecError{Name: s.Args[0], NotExecutable: true, Err: err}
+	}
+	return &Child{Pid: p.Pid, p: p}, nil
+}
+
+// Supervise waits for the child, ending it after the timeout.
+func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) Status {
+	done := make(chan *os.ProcessState, 1)
+	go func() {
+		ps, _ := c.p.Wait()
+		done <- ps
+	}()
+	var st Status
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		deadline = time.After(timeout)
+	}
+	for {
+		select {
+		case ps := <-done:
+			if ps != nil {
+				st.Code = ps.ExitCode()
+			}
+			return st
+		case <-sigs:
+			c.p.Kill() // Best effort: Windows has no signals to forward.
+		case <-deadline:
+			st.TimedOut = true
+			c.p.Kill() // Best effort.
+		}
+	}
+}
+
+// Raise cannot re-raise a signal on Windows; the caller exits 128+sig.
+func Raise(syscall.Signal) {}

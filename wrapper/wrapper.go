@@ -1,0 +1,244 @@
+// Package wrapper is the guarded run: it resolves the session identity and
+// the files to guard, acquires them, registers the session, starts and
+// supervises the child, and cleans up on every exit path.
+package wrapper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+
+	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/supervise"
+	"github.com/padrun/padrun/wrapper/harness"
+)
+
+// Version is padrun's version, recorded in markers and records.
+const Version = "0.1.0"
+
+// Options are the run's settings, from the command line.
+type Options struct {
+	Guards    []string
+	Harness   string
+	Agent     string
+	Wait      time.Duration
+	Timeout   time.Duration
+	Grace     time.Duration
+	Heartbeat time.Duration
+	Strict    bool
+	NoPin     bool
+	Command   []string // COMMAND [ARG...]
+	Log       zerolog.Logger
+	Stderr    io.Writer // where people read waiting notices
+}
+
+// UsageError is a run that cannot start as asked (exit 125).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// AbortError says a signal arrived before the child started: the run was
+// abandoned and padrun should die by that signal.
+type AbortError struct{ Signal syscall.Signal }
+
+func (e *AbortError) Error() string { return "wrapper: aborted by " + e.Signal.String() }
+
+// session is one run's state, for cleanup.
+type session struct {
+	o     Options
+	self  ident.Self
+	locks []*marker.Lock
+	reg   *registry.Registry
+	rec   *registry.Record
+}
+
+// Run runs the command as a guarded, supervised child and returns how it
+// ended. Call it from the goroutine locked to the main thread: the child is
+// killed when the thread that forked it exits.
+func Run(o Options) (st supervise.Status, err error) {
+	parent, err := parentSession()
+	if err != nil {
+		return st, err
+	}
+	sigs := make(chan os.Signal, 16)
+	notify(sigs, supervise.Abort)
+	defer signal.Stop(sigs)
+
+	s := &session{o: o, self: ident.ReadSelf()}
+	cwd, err := CanonicalDir(".")
+	if err != nil {
+		return st, fmt.Errorf("wrapper: current folder: %w", err)
+	}
+	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
+	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin})
+	if err != nil {
+		return st, &UsageError{err.Error()}
+	}
+	files, err := guardedFiles(o.Guards, plan.Files)
+	if err != nil {
+		return st, &UsageError{err.Error()}
+	}
+	if plan.Unknown != "" {
+		if o.Strict {
+			return st, &UsageError{"cannot name the session file before " + plan.Harness + " runs (" + plan.Unknown + ") and --strict is set"}
+		}
+		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
+	}
+	path, err := supervise.LookPath(plan.Argv[0], os.Getenv("PATH"))
+	if err != nil {
+		return st, err
+	}
+	agent := resolveAgent(o.Agent, cwd, plan.Harness)
+
+	reg, err := openRegistry()
+	if err != nil {
+		return st, err
+	}
+	defer s.cleanup()
+	now := time.Now()
+	proto := marker.New(s.self, "", "", now)
+	proto.Version, proto.Harness, proto.Mode, proto.Agent = Version, plan.Harness, plan.Mode, agent
+	proto.SessionID = plan.SessionID
+	proto.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
+	if err := s.acquire(files, proto, sigs); err != nil {
+		return st, err
+	}
+	s.reg = reg
+	s.rec = &registry.Record{
+		SessionPID: s.self.Pid, SessionPIDSource: "self", SessionPIDVerified: true,
+		ProcStart: ident.Token(s.self.StartToken), SessionID: plan.SessionID, Agent: agent,
+		Pid: s.self.Pid, Cwd: cwd, RegisteredAt: now.UTC().Format(time.RFC3339Nano),
+		Padrun: &registry.Padrun{
+			Version: Version, Harness: plan.Harness, Mode: plan.Mode,
+			SessionFiles: files, Markers: markers(files),
+			ParentSessionPid: parent, Command: filepath.Base(plan.Argv[0]),
+		},
+	}
+	if err := reg.Write(s.rec); err != nil {
+		s.rec = nil
+		return st, err
+	}
+	select {
+	case sig := <-sigs:
+		return st, &AbortError{sig.(syscall.Signal)}
+	default:
+	}
+	child, err := supervise.Start(supervise.Spec{Path: path, Args: plan.Argv, Env: childEnv(os.Environ(), s.self.Pid, agent, files)})
+	if err != nil {
+		return st, err
+	}
+	notify(sigs, supervise.Late)
+	s.recordChild(child.Pid)
+	stop := s.heartbeat(o.Heartbeat)
+	st = child.Supervise(sigs, o.Grace, o.Timeout)
+	stop()
+	return st, nil
+}
+
+// notify registers sigs for delivery, except those ignored at start: they
+// stay ignored, for padrun and, through exec, for its child.
+func notify(c chan<- os.Signal, sigs []os.Signal) {
+	for _, s := range sigs {
+		if !signal.Ignored(s) {
+			signal.Notify(c, s)
+		}
+	}
+}
+
+// acquire takes every file in sorted order, waiting up to o.Wait while one
+// is held. A waiter holds nothing while it waits.
+func (s *session) acquire(files []string, proto marker.Marker, sigs <-chan os.Signal) error {
+	deadline := time.Now().Add(s.o.Wait)
+	blockOn := ""
+	said := false
+	for {
+		err := s.acquireAll(files, proto, blockOn, sigs, deadline)
+		var held *marker.HeldError
+		if err == nil || !errors.As(err, &held) || !held.Waitable || !time.Now().Before(deadline) {
+			return err
+		}
+		if !said {
+			fmt.Fprintf(s.o.Stderr, "padrun: waiting up to %s for %s: %s\n", s.o.Wait, held.File, Describe(held, time.Now()))
+			said = true
+		}
+		blockOn = ""
+		if held.Busy {
+			blockOn = held.File // block on its lock: no polling
+			continue
+		}
+		if err := pause(sigs, deadline, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// acquireAll takes every file, blockOn first and waiting for it, the others
+// without waiting. On failure it releases what it took.
+func (s *session) acquireAll(files []string, proto marker.Marker, blockOn string, sigs <-chan os.Signal, deadline time.Time) error {
+	order := files
+	if blockOn != "" {
+		order = append([]string{blockOn}, slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == blockOn })...)
+	}
+	for _, f := range order {
+		m := proto
+		m.Nonce = uuid.NewString()
+		var l *marker.Lock
+		var err error
+		if f == blockOn {
+			l, err = acquireWaiting(f, m, s.self, sigs, deadline)
+		} else {
+			l, err = marker.Acquire(f, m, s.self, nil)
+		}
+		if err != nil {
+			s.release()
+			return err
+		}
+		s.locks = append(s.locks, l)
+	}
+	return nil
+}
+
+// acquireWaiting acquires f, blocking on its busy lock until the deadline
+// or a signal.
+func acquireWaiting(f string, m marker.Marker, self ident.Self, sigs <-chan os.Signal, deadline time.Time) (*marker.Lock, error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	aborted := make(chan syscall.Signal, 1)
+	stop, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case sig := <-sigs:
+			aborted <- sig.(syscall.Signal)
+			cancel()
+		case <-stop:
+		}
+	}()
+	l, err := marker.Acquire(f, m, self, ctx.Done())
+	close(stop)
+	<-finished
+	select {
+	case sig := <-aborted:
+		if l != nil {
+			l.Release() // Best effort: the run is abandoned.
+		}
+		return nil, &AbortError{sig}
+	default:
+	}
+	if err == marker.ErrCanceled {
+		return marker.Acquire(f, m, self, nil) // the deadline: one last try, for the refusal
+	}
+	return l, err
+}
