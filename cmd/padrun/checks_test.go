@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -294,7 +296,8 @@ func cmdWriteRecord(ts *testscript.TestScript, neg bool, args []string) {
 	dir := ts.MkAbs(args[0])
 	ts.Check(os.MkdirAll(dir, 0o700))
 	self := os.Getpid()
-	pid, rec := self, map[string]any{}
+	pid := self
+	var rec map[string]any
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	switch args[1] {
 	case "alive":

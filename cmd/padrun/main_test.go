@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -36,6 +38,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PADRUN_REGISTRY_DIR", filepath.Join(env.WorkDir, "reg"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			examples, err := filepath.Abs("../../examples")
+			if err != nil {
+				return err
+			}
+			env.Setenv("EXAMPLES", examples)
 			envs.Store(env.WorkDir, env.Vars)
 			return nil
 		},

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // Verdict is the answer to "is this holder still alive?".
@@ -108,25 +107,6 @@ type procState struct {
 	start   string
 	zombie  bool
 	process bool // false for a thread id that is not a thread-group leader
-}
-
-// parseStat reads the state and start time (fields 3 and 22) of a Linux
-// /proc/<pid>/stat line. The command name (field 2) may hold spaces and ')',
-// so fields are counted after the last ')'.
-func parseStat(b []byte) (state byte, start string, ok bool) {
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, "", false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
-		return 0, "", false
-	}
-	if _, err := strconv.ParseUint(f[19], 10, 64); err != nil {
-		return 0, "", false
-	}
-	return f[0][0], f[19], true
 }
 
 // Token is a token as recorded in JSON: a string that also accepts a number,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -91,4 +92,23 @@ func readSmall(path string) ([]byte, error) {
 		return nil, err
 	}
 	return buf[:n], nil
+}
+
+// parseStat reads the state and start time (fields 3 and 22) of a Linux
+// /proc/<pid>/stat line. The command name (field 2) may hold spaces and ')',
+// so fields are counted after the last ')'.
+func parseStat(b []byte) (state byte, start string, ok bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, "", false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, "", false
+	}
+	if _, err := strconv.ParseUint(f[19], 10, 64); err != nil {
+		return 0, "", false
+	}
+	return f[0][0], f[19], true
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A second writer refused, on any machine with Go: no harness needed.
+# A small shell "agent" appends turns to a session file under padrun; a
+# second one started on the same file is refused before it runs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+first=
+cleanup() { [ -n "$first" ] && kill "$first" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+if ! command -v padrun >/dev/null; then
+  (cd "$here/.." && go build -o "$work/bin/padrun" ./cmd/padrun)
+  PATH=$work/bin:$PATH
+fi
+export PADRUN_REGISTRY_DIR=$work/registry
+session=$work/session.jsonl
+# The agent: ten turns, each one JSON line naming the writer's PAD_SESSION_PID.
+agent='for i in 1 2 3 4 5 6 7 8 9 10; do
+  printf "{\"turn\":%s,\"session\":%s}\n" "$i" "$PAD_SESSION_PID" >> "$1"; sleep 0.1
+done'
+
+echo "\$ padrun --guard session.jsonl -- sh -c AGENT &"
+padrun --guard "$session" -- sh -c "$agent" agent "$session" &
+first=$!
+until [ -s "$session" ]; do sleep 0.02; done # the first turn is written
+
+echo "\$ padrun --guard session.jsonl -- sh -c AGENT    # a second writer"
+status=0
+padrun --guard "$session" -- sh -c "$agent" agent "$session" 2>&1 || status=$?
+echo "(exit status $status)"
+
+echo "\$ padrun status session.jsonl"
+padrun status "$session" || true
+
+wait "$first"
+first=
+writers=$(grep -o '"session":[0-9]*' "$session" | sort -u | wc -l)
+echo "the session file has $(wc -l <"$session") turns from $writers writer(s)"
+[ "$status" = 75 ] && [ "$writers" = 1 ]

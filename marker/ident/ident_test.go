@@ -1,0 +1,69 @@
+//go:build linux
+
+package ident
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+)
+
+func TestParseStat_CommWithSpacesAndParen(t *testing.T) {
+	rest := " S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 987654 20 21"
+	for _, comm := range []string{"(pi)", "(a b)", "(x) y)", "())", "(:) R 1 2 (3)"} {
+		state, start, ok := parseStat([]byte("1234 " + comm + rest))
+		if !ok || state != 'S' || start != "987654" {
+			t.Errorf("comm %q: got %c %q %v, want S 987654 true", comm, state, start, ok)
+		}
+	}
+	for _, bad := range []string{"", "1234 (x", "1234 (x) S 1 2", "1234 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 notanumber"} {
+		if _, _, ok := parseStat([]byte(bad)); ok {
+			t.Errorf("%q parsed, want a failure", bad)
+		}
+	}
+}
+
+func TestStartToken_IsField22OfOwnStat(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := parseStat(b)
+	got, err := StartToken(os.Getpid())
+	if err != nil || got != want {
+		t.Fatalf("StartToken = %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestToken_AcceptsStringOrNumber(t *testing.T) {
+	for in, want := range map[string]string{`"123"`: "123", `123`: "123", `"abc"`: "abc"} {
+		var tok Token
+		if err := tok.UnmarshalJSON([]byte(in)); err != nil || string(tok) != want {
+			t.Errorf("%s: got %q, %v", in, tok, err)
+		}
+	}
+}
+
+func TestReadSelf_ReadsEveryToken(t *testing.T) {
+	s := ReadSelf()
+	if s.Pid != os.Getpid() || s.StartToken == "" || s.BootID == "" || s.PidNamespace == "" {
+		t.Fatalf("ReadSelf = %+v: missing tokens", s)
+	}
+	if _, err := strconv.ParseUint(s.PidNamespace, 10, 64); err != nil {
+		t.Fatalf("pid namespace %q is not an inode number", s.PidNamespace)
+	}
+	if _, err := os.Stat("/etc/machine-id"); err == nil && s.MachineID == "" {
+		t.Fatal("machine id not read")
+	}
+}
+
+func TestProbe_DeadPid_IsDead(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if v, why := Probe(cmd.Process.Pid, ""); v != Dead {
+		t.Fatalf("reaped pid: %s (%s), want dead", v, why)
+	}
+}

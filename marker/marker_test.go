@@ -1,0 +1,288 @@
+//go:build linux
+
+package marker
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+var self = ident.ReadSelf()
+
+// reapedPid returns the pid of a process that has exited and been reaped.
+func reapedPid(t *testing.T) int {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// zombiePid starts a child and leaves it unreaped once it has exited.
+func zombiePid(t *testing.T) int {
+	pid, err := syscall.ForkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Wait4(pid, nil, 0, nil) })
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if s := string(b); strings.Contains(s[strings.LastIndex(s, ")")+1:], " Z ") {
+			return pid
+		}
+	}
+	t.Fatal("child never became a zombie")
+	return 0
+}
+
+// threadID returns the id of a thread of this process that is not its leader.
+func threadID(t *testing.T) int {
+	des, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range des {
+		if tid, _ := strconv.Atoi(de.Name()); tid != os.Getpid() {
+			return tid
+		}
+	}
+	t.Skip("no second thread")
+	return 0
+}
+
+func TestVerdictLadder(t *testing.T) {
+	now := time.Now()
+	live := Holder{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname, PidNamespace: self.PidNamespace}
+	with := func(f func(*Holder)) Holder { h := live; f(&h); return h }
+	tests := []struct {
+		name   string
+		holder Holder
+		want   ident.Verdict
+		reason string
+	}{
+		{"NoPid_IsUnknown", with(func(h *Holder) { h.Pid = 0 }), ident.Unknown, "no pid"},
+		{"OtherMachine_NoHeartbeat_IsUnknown", with(func(h *Holder) { h.MachineID = "other" }), ident.Unknown, "another machine"},
+		{"OtherMachine_FreshHeartbeat_IsUnknown", with(func(h *Holder) {
+			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-20*time.Second)
+		}), ident.Unknown, "heartbeat 20s ago"},
+		{"OtherMachine_StaleHeartbeat_IsDead", with(func(h *Holder) {
+			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-91*time.Second)
+		}), ident.Dead, "heartbeat silent"},
+		{"OtherHost_NoMachineID_IsOtherMachine", with(func(h *Holder) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown, "another machine"},
+		{"SameBootID_ProvesSameMachine", with(func(h *Holder) { h.MachineID, h.Hostname = "", "renamed" }), ident.Alive, "start time matches"},
+		{"NoMachineTokens_IsThisMachine", with(func(h *Holder) { h.MachineID, h.BootID, h.Hostname = "", "", "" }), ident.Alive, "start time matches"},
+		{"PreviousBoot_IsDead", with(func(h *Holder) { h.BootID = "0000" }), ident.Dead, "previous boot"},
+		{"OtherPidNamespace_IsUnknown", with(func(h *Holder) { h.PidNamespace = "1" }), ident.Unknown, "another pid namespace"},
+		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *Holder) {
+			h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
+		}), ident.Dead, "heartbeat silent"},
+		{"PidGone_IsDead", with(func(h *Holder) { h.Pid = reapedPid(t) }), ident.Dead, "is gone"},
+		{"StartTokenMatches_IsAlive", live, ident.Alive, "start time matches, same boot"},
+		{"PidReused_IsDead", with(func(h *Holder) { h.StartToken = "1" }), ident.Dead, "was reused"},
+		{"Zombie_IsDead", with(func(h *Holder) { h.Pid = zombiePid(t); h.StartToken = "1" }), ident.Dead, "zombie"},
+		{"NoToken_IsAliveUnverified", with(func(h *Holder) { h.StartToken = "" }), ident.Alive, "unverified"},
+		{"NoToken_Zombie_IsDead", with(func(h *Holder) { h.Pid, h.StartToken = zombiePid(t), "" }), ident.Dead, "zombie"},
+		{"ThreadID_IsNotAProcess", with(func(h *Holder) { h.Pid, h.StartToken = threadID(t), "" }), ident.Dead, "thread"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := Judge(tt.holder, self, now)
+			if j.Verdict != tt.want || !strings.Contains(j.Reason, tt.reason) {
+				t.Fatalf("Judge = %s, want %s with %q", j, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func newMarker(file string) Marker {
+	m := New(self, file, "0123456789abcdef", time.Now())
+	m.Nonce = strconv.FormatInt(time.Now().UnixNano(), 10) + "-nonce"
+	return m
+}
+
+func TestAcquire_Release_LeavesNothing(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "sub", "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Dir(file))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("folder created with %v, %v; want 0700", fi.Mode().Perm(), err)
+	}
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("second Acquire: %v, want held", err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{MarkerPath(file), LockPath(file)} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
+
+func TestRelease_KeepsMarkerThatIsNotOurs(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := newMarker(file)
+	other.Nonce = "someone-else"
+	if err := publish(MarkerPath(file), other, true); err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if m, err := Read(file); err != nil || m.Nonce != "someone-else" {
+		t.Fatalf("marker of another nonce: %v, %v; want it kept", m, err)
+	}
+}
+
+// A lock file may be unlinked only while locked; an acquirer that waited on
+// the old inode must notice and take the new one (gofrs/flock#8).
+func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	first, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Lock)
+	go func() {
+		l, err := Acquire(file, newMarker(file), self, make(chan struct{}))
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	// Let the waiter block on the old inode, then release (unlink + close).
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if b, _ := os.ReadFile("/proc/locks"); strings.Contains(string(b), "->") {
+			break
+		}
+	}
+	first.Release()
+	second := <-got
+	defer second.Release()
+	var a, b syscall.Stat_t
+	if err := syscall.Fstat(second.h, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Stat(LockPath(file), &b); err != nil || a.Ino != b.Ino {
+		t.Fatalf("the waiter holds inode %d, the path names %d (%v)", a.Ino, b.Ino, err)
+	}
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("third Acquire: %v, want held", err)
+	}
+}
+
+func TestAcquire_WaitCanceled(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	done := make(chan struct{})
+	close(done)
+	if _, err := Acquire(file, newMarker(file), self, done); err != ErrCanceled {
+		t.Fatalf("Acquire = %v, want ErrCanceled", err)
+	}
+}
+
+// A reader beside a writer never sees a partial marker.
+func TestPublish_NeverVisibleHalfWritten(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	l.marker.Agent = strings.Repeat("a", 8000) // a marker bigger than one page
+	if err := l.SetChild(0, "0"); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 2000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= rounds; i++ {
+			if err := l.SetChild(i, strconv.Itoa(i)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	reads := 0
+	for {
+		select {
+		case <-done:
+			if reads == 0 {
+				t.Fatal("the reader never ran")
+			}
+			return
+		default:
+		}
+		m, err := Read(file)
+		if err != nil {
+			t.Fatalf("read %d: %v", reads, err)
+		}
+		if len(m.Agent) != 8000 || string(m.ChildStartToken) != strconv.Itoa(m.ChildPid) {
+			t.Fatalf("read %d: a torn marker", reads)
+		}
+		reads++
+	}
+}
+
+func TestRead_Bounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	big := `{"pid":1,"x":"` + strings.Repeat("x", MaxSize) + `"}`
+	if err := os.WriteFile(MarkerPath(file), []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(file); err == nil || !strings.Contains(err.Error(), "larger than 64 KiB") {
+		t.Fatalf("Read of a large marker = %v, want too large", err)
+	}
+	os.Remove(MarkerPath(file))
+	if err := syscall.Mkfifo(MarkerPath(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(file); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("Read of a FIFO = %v, want not regular", err)
+	}
+}
+
+func TestUnlock_NeverRemovesAlive(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(MarkerPath(file), []byte(`{"tool":"x","pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	for _, force := range []bool{false, true} {
+		st, err := Unlock(file, self, force)
+		if err != nil || st.State != Held {
+			t.Fatalf("Unlock(force=%v) = %s, %v; want held", force, st.State, err)
+		}
+	}
+	if _, err := Read(file); err != nil {
+		t.Fatalf("alive marker removed: %v", err)
+	}
+}
+
+func TestInspect_NeverTakesTheLock(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if st := Inspect(file, self, time.Now()); st.State != Held || st.LockPid != self.Pid {
+		t.Fatalf("Inspect = %+v, want held by our pid", st)
+	}
+}

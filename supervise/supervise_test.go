@@ -1,0 +1,174 @@
+//go:build linux
+
+package supervise
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const helperEnv = "SUPERVISE_TEST_HELPER"
+
+// TestHelperProcess is not a test: it is the child the other tests start,
+// as in os/exec's own tests. Its behaviour comes from the environment.
+func TestHelperProcess(t *testing.T) {
+	switch os.Getenv(helperEnv) {
+	case "":
+		return
+	case "exit7":
+		os.Exit(7)
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
+		ready()
+		time.Sleep(time.Hour) // hang until a signal ends it
+	case "trap-term":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		ready()
+		<-c
+		os.Exit(0)
+	case "hang":
+		ready()
+		time.Sleep(time.Hour) // hang until a signal ends it
+	case "raise-quit":
+		Raise(syscall.SIGQUIT)
+		os.Exit(3)
+	}
+}
+
+func ready() {
+	os.WriteFile(os.Getenv("READY"), []byte("ok"), 0o600)
+}
+
+func helper(t *testing.T, mode string) (Spec, string) {
+	runtime.LockOSThread() // the parent-death signal follows the forking thread
+	readyFile := filepath.Join(t.TempDir(), "ready")
+	return Spec{
+		Path:  os.Args[0],
+		Args:  []string{os.Args[0], "-test.run=^TestHelperProcess$"},
+		Env:   append(os.Environ(), helperEnv+"="+mode, "READY="+readyFile),
+		Grace: 100 * time.Millisecond,
+	}, readyFile
+}
+
+func waitReady(t *testing.T, path string) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	t.Fatal("helper never became ready")
+}
+
+func run(t *testing.T, s Spec, sigs chan os.Signal, timeout time.Duration) Status {
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Supervise(sigs, s.Grace, timeout)
+}
+
+func TestSupervise_ExitStatusIsTheChilds(t *testing.T) {
+	s, _ := helper(t, "exit7")
+	if st := run(t, s, nil, 0); st.Code != 7 || st.Signal != 0 || st.TimedOut {
+		t.Fatalf("status %+v, want exit 7", st)
+	}
+}
+
+func TestSupervise_ForwardsTERM(t *testing.T) {
+	s, readyFile := helper(t, "trap-term")
+	sigs := make(chan os.Signal, 1)
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, readyFile)
+	sigs <- syscall.SIGTERM
+	if st := c.Supervise(sigs, time.Minute, 0); st.Code != 0 || st.Signal != 0 {
+		t.Fatalf("status %+v, want exit 0 after a trapped TERM", st)
+	}
+}
+
+func TestSupervise_GraceThenKill(t *testing.T) {
+	s, readyFile := helper(t, "ignore-term")
+	sigs := make(chan os.Signal, 1)
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, readyFile)
+	sigs <- syscall.SIGTERM
+	if st := c.Supervise(sigs, s.Grace, 0); st.Signal != syscall.SIGKILL {
+		t.Fatalf("status %+v, want death by KILL after the grace", st)
+	}
+}
+
+func TestSupervise_TimeoutEndsTheChild(t *testing.T) {
+	s, _ := helper(t, "hang")
+	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGTERM {
+		t.Fatalf("status %+v, want a timeout and death by TERM", st)
+	}
+}
+
+func TestSupervise_TimeoutKillsAChildIgnoringTERM(t *testing.T) {
+	s, _ := helper(t, "ignore-term")
+	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
+		t.Fatalf("status %+v, want a timeout and death by KILL", st)
+	}
+}
+
+func TestLookPath_NotFoundAndNotExecutable(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "plain"), []byte("#!/bin/sh\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "tool"), []byte("#!/bin/sh\n"), 0o755)
+	if p, err := LookPath("tool", dir); err != nil || p != filepath.Join(dir, "tool") {
+		t.Errorf("LookPath(tool) = %q, %v", p, err)
+	}
+	var e *ExecError
+	if _, err := LookPath("plain", dir); !asExec(err, &e) || !e.NotExecutable {
+		t.Errorf("LookPath(plain) = %v, want not executable (126)", err)
+	}
+	if _, err := LookPath("absent", dir); !asExec(err, &e) || e.NotExecutable {
+		t.Errorf("LookPath(absent) = %v, want not found (127)", err)
+	}
+	_, err := Start(Spec{Path: filepath.Join(dir, "plain"), Args: []string{"./plain"}})
+	if !asExec(err, &e) || !e.NotExecutable {
+		t.Errorf("Start(plain) = %v, want not executable", err)
+	}
+	_, err = Start(Spec{Path: filepath.Join(dir, "absent"), Args: []string{"./absent"}})
+	if !asExec(err, &e) || e.NotExecutable {
+		t.Errorf("Start(absent) = %v, want not found", err)
+	}
+}
+
+func asExec(err error, e **ExecError) bool {
+	var ok bool
+	*e, ok = err.(*ExecError)
+	return ok
+}
+
+// Raise dies by the signal itself, with no goroutine dump and no core.
+func TestRaise_DiesBySignal_WithoutGoroutineDump(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), helperEnv+"=raise-quit")
+	cmd.Dir = t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGQUIT || ws.CoreDump() {
+		t.Fatalf("helper ended with %v (%v), want death by QUIT without core", err, fmt.Sprint(ws))
+	}
+	if strings.Contains(stderr.String(), "goroutine") {
+		t.Fatalf("goroutine dump on stderr:\n%s", stderr.String())
+	}
+}
