@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -178,22 +177,16 @@ func cmdContend(ts *testscript.TestScript, neg bool, args []string) {
 	file, wait := ts.MkAbs(args[1]), len(args) == 3 && args[2] == "wait"
 	ready := file + ".ready"
 	procs := make([]*proc, n)
-	var wg sync.WaitGroup
 	for i := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			argv := []string{"padrun", "--guard", file, "--", "fakeharness", "--append", file}
-			if wait {
-				argv = []string{"padrun", "--wait", "2m", "--guard", file, "--", "fakeharness", "--append", file, "--hold", "10ms"}
-			} else {
-				// The holder holds until every other run has ended.
-				argv = append(argv, "--ready", ready, "--trap", "USR1", "--trap-exit", "0")
-			}
-			procs[i] = startProc(ts, argv)
-		}()
+		argv := []string{"padrun", "--guard", file, "--", "fakeharness", "--append", file}
+		if wait {
+			argv = []string{"padrun", "--wait", "2m", "--guard", file, "--", "fakeharness", "--append", file, "--hold", "10ms"}
+		} else {
+			// The holder holds until every other run has ended.
+			argv = append(argv, "--ready", ready, "--trap", "USR1", "--trap-exit", "0")
+		}
+		procs[i] = startProc(ts, argv)
 	}
-	wg.Wait()
 	exits := map[string]int{}
 	running := func() (left []*proc) {
 		for _, p := range procs {
