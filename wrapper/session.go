@@ -6,9 +6,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // pause waits for d, the deadline, or a signal, which aborts the run.
@@ -26,6 +29,56 @@ func pause(sigs <-chan os.Signal, deadline time.Time, d time.Duration) error {
 	}
 }
 
+// watch claims every new session file the child creates in the harness's
+// session folders, at once: a marker, no refusal.
+func (s *session) watch(ws []harness.Watch, now time.Time) (stop func()) {
+	if len(ws) == 0 {
+		return func() {}
+	}
+	stop, err := watch(ws, now, s.claim)
+	if err != nil {
+		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
+		return func() {}
+	}
+	return stop
+}
+
+// claim guards a session file the child has just created.
+func (s *session) claim(path string) {
+	file, err := CanonicalFile(path)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.locks {
+		if l.File == file {
+			return
+		}
+	}
+	m := s.proto
+	m.Nonce = uuid.NewString()
+	l, err := marker.Acquire(file, m, s.self, nil)
+	if err != nil {
+		s.o.Log.Info().Err(err).Str("file", file).Msg("new session file not claimed")
+		return
+	}
+	if s.rec != nil && s.rec.Padrun.ChildPid > 0 {
+		if err := l.SetChild(s.rec.Padrun.ChildPid, string(s.rec.Padrun.ChildProcStart)); err != nil {
+			s.o.Log.Warn().Err(err).Msg("record child in marker")
+		}
+	}
+	s.locks = append(s.locks, l)
+	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
+	if s.rec != nil {
+		s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
+		s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
+		if err := s.reg.Write(s.rec); err != nil {
+			s.o.Log.Warn().Err(err).Msg("record new session file")
+		}
+	}
+}
+
 // release drops every lock taken, removing our markers.
 func (s *session) release() {
 	for i := len(s.locks) - 1; i >= 0; i-- {
@@ -39,6 +92,8 @@ func (s *session) release() {
 // cleanup undoes the run: markers and locks, then the registry record. It
 // runs on every return of Run, panics included.
 func (s *session) cleanup() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.release()
 	if s.rec != nil {
 		if err := s.reg.Remove(s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
@@ -55,6 +110,8 @@ func (s *session) recordChild(pid int) {
 	if err != nil {
 		s.o.Log.Debug().Err(err).Int("child_pid", pid).Msg("child start token")
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, l := range s.locks {
 		if err := l.SetChild(pid, token); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
@@ -81,11 +138,13 @@ func (s *session) heartbeat(every time.Duration) (stop func()) {
 			case <-quit:
 				return
 			case now := <-t.C:
+				s.mu.Lock()
 				for _, l := range s.locks {
 					if err := l.Touch(now); err != nil {
 						s.o.Log.Warn().Err(err).Msg("heartbeat")
 					}
 				}
+				s.mu.Unlock()
 			}
 		}
 	}()

@@ -12,10 +12,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
@@ -59,8 +61,11 @@ func (e *AbortError) Error() string { return "wrapper: aborted by " + e.Signal.S
 type session struct {
 	o     Options
 	self  ident.Self
-	locks []*marker.Lock
+	proto marker.Marker // the marker published for each file, but its nonce
 	reg   *registry.Registry
+
+	mu    sync.Mutex // guards what claims of new session files change
+	locks []*marker.Lock
 	rec   *registry.Record
 }
 
@@ -82,7 +87,9 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, fmt.Errorf("wrapper: current folder: %w", err)
 	}
 	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
-	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin})
+	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
+		Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin, StdinTTY: isatty.IsTerminal(os.Stdin.Fd()),
+	})
 	if err != nil {
 		return st, &UsageError{err.Error()}
 	}
@@ -112,6 +119,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	proto.Version, proto.Harness, proto.Mode, proto.Agent = Version, plan.Harness, plan.Mode, agent
 	proto.SessionID = plan.SessionID
 	proto.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
+	s.proto = proto
 	if err := s.acquire(files, proto, sigs); err != nil {
 		return st, err
 	}
@@ -141,9 +149,11 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	notify(sigs, supervise.Late)
 	s.recordChild(child.Pid)
-	stop := s.heartbeat(o.Heartbeat)
+	stopWatch := s.watch(plan.Watch, now)
+	stopHeartbeat := s.heartbeat(o.Heartbeat)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
-	stop()
+	stopWatch()
+	stopHeartbeat()
 	return st, nil
 }
 

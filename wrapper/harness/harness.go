@@ -1,10 +1,22 @@
 // Package harness reads a harness's command line: which session files it is
 // about to write, its session id, its mode, and the argv to run.
+//
+// Each adapter mirrors its harness's own argument parser closely enough to
+// find the flags that choose a session file, and leaves every other argument
+// alone. What was checked against the real CLIs is in SPEC section 4.
 package harness
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
 )
 
 // Plan is what an adapter learned from the child's argv and environment.
@@ -17,21 +29,38 @@ type Plan struct {
 	// Unknown says why the harness will write a file that cannot be named
 	// before it runs (a picker, an unsupported flag); empty otherwise.
 	Unknown string
+	// Watch lists the folders where the child may create new session files
+	// while it runs.
+	Watch []Watch
+}
+
+// Watch is a folder where new session files appear: files matching
+// Pattern, at Depth folders below Dir (codex keeps YYYY/MM/DD).
+type Watch struct {
+	Dir     string
+	Depth   int
+	Pattern string
 }
 
 // Env is what an adapter may read of the child's environment.
 type Env struct {
-	Getenv func(string) string
-	Cwd    string // canonical
-	Home   string
-	NoPin  bool
+	Getenv   func(string) string
+	Cwd      string // canonical
+	Home     string
+	NoPin    bool
+	StdinTTY bool
+	Now      time.Time
 }
-
-// Names lists the harnesses padrun knows, for --harness.
-var Names = []string{"pi", "claude", "codex", "none"}
 
 // Agents maps a harness to the agent name recorded when none is given.
 var Agents = map[string]string{"pi": "pi", "claude": "claude-code", "codex": "codex"}
+
+var adapters = map[string]func(argv []string, env Env) Plan{
+	"pi":     pi,
+	"claude": claude,
+	"codex":  codex,
+	"none":   func(argv []string, _ Env) Plan { return Plan{Harness: "none", Argv: argv} },
+}
 
 // Resolve picks the adapter named by name, or by the command's base name
 // when name is empty, and lets it read argv.
@@ -42,11 +71,80 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 			name = "none"
 		}
 	}
-	switch name {
-	case "pi", "claude", "codex":
-		return Plan{Harness: name, Argv: argv, Mode: "", Unknown: ""}, nil
-	case "none":
-		return Plan{Harness: "none", Argv: argv}, nil
+	adapt, ok := adapters[name]
+	if !ok {
+		return Plan{}, fmt.Errorf("harness: unknown harness %q (want pi, claude, codex or none)", name)
 	}
-	return Plan{}, fmt.Errorf("harness: unknown harness %q (want pi, claude, codex or none)", name)
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Now.IsZero() {
+		env.Now = time.Now()
+	}
+	p := adapt(slices.Clone(argv), env)
+	p.Harness = name
+	return p, nil
+}
+
+// abs makes p absolute against cwd, expanding a leading ~.
+func abs(p string, env Env) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = filepath.Join(env.Home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(env.Cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// newest returns the newest file in dir whose name matches pattern and
+// that ok accepts, by mtime.
+func newest(dir, pattern string, ok func(path string) bool) string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	best, bestTime := "", time.Time{}
+	for _, de := range des {
+		if m, _ := filepath.Match(pattern, de.Name()); !m || !de.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		fi, err := de.Info()
+		if err != nil || (ok != nil && !ok(p)) {
+			continue
+		}
+		if best == "" || fi.ModTime().After(bestTime) {
+			best, bestTime = p, fi.ModTime()
+		}
+	}
+	return best
+}
+
+// firstLine reads a session file's first JSON line, bounded.
+func firstLine(path string, v any) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 4096)
+	line, err := r.ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		return false
+	}
+	return json.Unmarshal(line, v) == nil
+}
+
+func newUUIDv7() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// flagValue splits "--flag=value"; ok is false for any other argument.
+func flagValue(arg, flag string) (string, bool) {
+	return strings.CutPrefix(arg, flag+"=")
 }

@@ -1,0 +1,187 @@
+package harness
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// claude's options by how they take values (commander): one value, an
+// optional value (taken unless the next word is a flag), or a list (every
+// following word up to the next flag).
+var (
+	claudeValue = map[string]bool{
+		"--agent": true, "--agents": true, "--append-system-prompt": true, "--append-system-prompt-file": true,
+		"--debug-file": true, "--effort": true, "--fallback-model": true, "--input-format": true,
+		"--json-schema": true, "--max-budget-usd": true, "--max-turns": true, "--model": true, "-n": true,
+		"--name": true, "--output-format": true, "--permission-mode": true, "--permission-prompt-tool": true,
+		"--plugin-dir": true, "--plugin-url": true, "--remote-control-session-name-prefix": true,
+		"--session-id": true, "--setting-sources": true, "--settings": true, "--system-prompt": true,
+		"--system-prompt-file": true,
+	}
+	claudeOptional = map[string]bool{
+		"-d": true, "--debug": true, "--from-pr": true, "--prompt-suggestions": true, "--remote-control": true,
+		"-r": true, "--resume": true, "-w": true, "--worktree": true,
+	}
+	claudeList = map[string]bool{
+		"--add-dir": true, "--allowedTools": true, "--allowed-tools": true, "--betas": true,
+		"--disallowedTools": true, "--disallowed-tools": true, "--file": true, "--mcp-config": true, "--tools": true,
+	}
+	claudeCommands = map[string]bool{
+		"mcp": true, "config": true, "doctor": true, "update": true, "upgrade": true, "install": true, "plugin": true,
+		"setup-token": true, "migrate-installer": true, "agents": true, "auth": true,
+	}
+)
+
+type claudeArgs struct {
+	print, cont, resume, fork, noPersist, worktree, info bool
+	resumeID, sessionID, outputFormat, inputFormat       string
+	contAt                                               int
+}
+
+func parseClaude(argv []string) claudeArgs {
+	a := claudeArgs{contAt: -1}
+	positional := false
+	for i := 1; i < len(argv); i++ {
+		arg := argv[i]
+		if arg == "--" {
+			break
+		}
+		name, value, hasValue := arg, "", false
+		if strings.HasPrefix(arg, "--") {
+			name, value, hasValue = strings.Cut(arg, "=")
+		}
+		takeValue := func() bool {
+			if hasValue {
+				return true
+			}
+			if i+1 < len(argv) {
+				i++
+				value = argv[i]
+				return true
+			}
+			return false
+		}
+		switch {
+		case name == "-p" || name == "--print":
+			a.print = true
+		case name == "-c" || name == "--continue":
+			a.cont, a.contAt = true, i
+		case name == "--fork-session":
+			a.fork = true
+		case name == "--no-session-persistence":
+			a.noPersist = true
+		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
+			a.info = true
+		case claudeValue[name]:
+			if takeValue() {
+				switch name {
+				case "--session-id":
+					a.sessionID = value
+				case "--output-format":
+					a.outputFormat = value
+				case "--input-format":
+					a.inputFormat = value
+				}
+			}
+		case claudeOptional[name]:
+			if !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				i++
+				value, hasValue = argv[i], true
+			}
+			switch name {
+			case "-r", "--resume":
+				a.resume, a.resumeID = true, value
+			case "-w", "--worktree":
+				a.worktree = true
+			}
+		case claudeList[name]:
+			for !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				i++
+			}
+		case !strings.HasPrefix(arg, "-") && !positional:
+			positional = true
+			if claudeCommands[arg] {
+				a.info = true
+				return a
+			}
+		}
+	}
+	return a
+}
+
+var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
+
+// ClaudeProjectDir encodes cwd as Claude Code names its project folder.
+func ClaudeProjectDir(cwd string) string { return nonAlnum.ReplaceAllString(cwd, "-") }
+
+// claude reads Claude Code's command line (SPEC 4.2).
+func claude(argv []string, env Env) Plan {
+	a := parseClaude(argv)
+	p := Plan{Argv: argv}
+	switch {
+	case a.inputFormat == "stream-json":
+		p.Mode = "rpc"
+	case a.outputFormat == "json" || a.outputFormat == "stream-json":
+		p.Mode = "json"
+	case a.print:
+		p.Mode = "print"
+	default:
+		p.Mode = "interactive"
+	}
+	if a.info || a.noPersist {
+		p.Mode = ""
+		return p
+	}
+	if a.worktree {
+		p.Unknown = "--worktree runs in a folder that does not exist yet"
+		return p
+	}
+	config := env.Getenv("CLAUDE_CONFIG_DIR")
+	if config == "" {
+		config = filepath.Join(env.Home, ".claude")
+	}
+	enc := ClaudeProjectDir(env.Cwd)
+	if len(enc) > 200 {
+		p.Unknown = "the project folder name is too long: Claude Code shortens it with a hash"
+		return p
+	}
+	dir := filepath.Join(abs(config, env), "projects", enc)
+	watch := Watch{Dir: dir, Pattern: "*.jsonl"}
+	file := func(id string) string { return filepath.Join(dir, id+".jsonl") }
+	switch {
+	case a.resume && a.fork, a.cont && a.fork:
+		p.Watch = []Watch{watch} // the source is only read; the fork is new
+		return p
+	case a.resume:
+		if uuid.Validate(a.resumeID) != nil {
+			p.Unknown = "--resume without a session id opens a picker"
+			return p
+		}
+		p.Files, p.SessionID = []string{file(a.resumeID)}, a.resumeID
+	case a.sessionID != "":
+		p.Files, p.SessionID = []string{file(a.sessionID)}, a.sessionID
+	case a.cont:
+		if f := newest(dir, "*.jsonl", nil); f != "" {
+			id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+			p.Files, p.SessionID = []string{f}, id
+			if !env.NoPin {
+				p.Argv = append(append(slicesClone(argv[:a.contAt]), "--resume", id), argv[a.contAt+1:]...)
+			}
+			break
+		}
+		fallthrough // nothing to continue: a new session
+	default:
+		if !env.NoPin && !a.cont {
+			id := uuid.NewString()
+			p.Files, p.SessionID = []string{file(id)}, id
+			p.Argv = append([]string{argv[0], "--session-id", id}, argv[1:]...)
+		}
+	}
+	p.Watch = []Watch{watch}
+	return p
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }

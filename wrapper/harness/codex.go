@@ -1,0 +1,157 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+var (
+	codexValue = map[string]bool{
+		"-c": true, "--config": true, "--enable": true, "--disable": true, "--remote": true,
+		"--remote-auth-token-env": true, "-i": true, "--image": true, "-m": true, "--model": true,
+		"--local-provider": true, "-p": true, "--profile": true, "-s": true, "--sandbox": true,
+		"-C": true, "--cd": true, "--add-dir": true, "--thread-source": true, "--cyber-access-program": true,
+		"--output-schema": true, "--color": true, "-o": true, "--output-last-message": true,
+		"-a": true, "--ask-for-approval": true,
+	}
+	// codexNoSession are subcommands that run no agent session.
+	codexNoSession = map[string]bool{
+		"login": true, "logout": true, "mcp": true, "plugin": true, "app-server": true, "remote-control": true,
+		"completion": true, "update": true, "doctor": true, "sandbox": true, "debug": true, "apply": true, "a": true,
+		"queue": true, "archive": true, "delete": true, "migrate-rollouts": true, "migrate-nfs-db": true,
+		"unarchive": true, "cloud": true, "exec-server": true, "features": true, "help": true, "agents": true,
+		"mcp-server": true,
+	}
+)
+
+type codexArgs struct {
+	exec, resume, fork, review, last, all, ephemeral, json, info bool
+	id                                                           string
+	idAt, lastAt                                                 int
+}
+
+// parseCodex reads codex's clap command line: global options, then an
+// optional subcommand (exec, resume, fork, ...), then its own.
+func parseCodex(argv []string) codexArgs {
+	a := codexArgs{idAt: -1, lastAt: -1}
+	words := 0 // positional words seen at the current level
+	for i := 1; i < len(argv); i++ {
+		arg := argv[i]
+		if arg == "--" {
+			break
+		}
+		name, _, hasValue := strings.Cut(arg, "=")
+		switch {
+		case name == "--last":
+			a.last, a.lastAt = true, i
+		case name == "--all":
+			a.all = true
+		case name == "--ephemeral":
+			a.ephemeral = true
+		case name == "--json":
+			a.json = true
+		case name == "-h" || name == "--help" || name == "-V" || name == "--version":
+			a.info = true
+		case codexValue[name]:
+			if !hasValue {
+				i++
+			}
+		case strings.HasPrefix(arg, "-"):
+		default:
+			words++
+			switch {
+			case words == 1 && !a.exec && (arg == "exec" || arg == "e"):
+				a.exec, words = true, 0
+			case words == 1 && arg == "resume":
+				a.resume, words = true, 0
+			case words == 1 && arg == "fork":
+				a.fork, words = true, 0
+			case words == 1 && arg == "review":
+				a.review = true
+			case words == 1 && !a.exec && !a.resume && !a.fork && codexNoSession[arg]:
+				a.info = true
+				return a
+			case words == 1 && (a.resume || a.fork) && a.id == "":
+				a.id, a.idAt = arg, i
+			}
+		}
+	}
+	return a
+}
+
+// codexMeta is the first line of a rollout file.
+type codexMeta struct {
+	Type    string `json:"type"`
+	Payload struct {
+		ID  string `json:"id"`
+		Cwd string `json:"cwd"`
+	} `json:"payload"`
+}
+
+// codex reads codex's command line (SPEC 4.3).
+func codex(argv []string, env Env) Plan {
+	a := parseCodex(argv)
+	p := Plan{Argv: argv, Mode: "interactive"}
+	if a.exec {
+		p.Mode = "print"
+		if a.json {
+			p.Mode = "json"
+		}
+	}
+	if a.info || a.ephemeral {
+		p.Mode = ""
+		return p
+	}
+	home := env.Getenv("CODEX_HOME")
+	if home == "" {
+		home = filepath.Join(env.Home, ".codex")
+	}
+	sessions := filepath.Join(abs(home, env), "sessions")
+	watch := Watch{Dir: sessions, Depth: 3, Pattern: "rollout-*.jsonl"}
+	switch {
+	case a.resume && a.id != "" && !a.last:
+		f := codexFind(sessions, func(path string, _ codexMeta) bool {
+			return strings.HasSuffix(filepath.Base(path), "-"+a.id+".jsonl")
+		})
+		if f == "" {
+			p.Unknown = "no rollout file ends in -" + a.id + ".jsonl"
+			return p
+		}
+		p.Files, p.SessionID = []string{f}, a.id
+	case a.resume && a.last:
+		f := codexFind(sessions, func(_ string, m codexMeta) bool { return a.all || m.Payload.Cwd == env.Cwd })
+		if f == "" {
+			p.Watch = []Watch{watch} // nothing to resume: codex starts anew
+			return p
+		}
+		var m codexMeta
+		firstLine(f, &m)
+		p.Files, p.SessionID = []string{f}, m.Payload.ID
+		if !env.NoPin && m.Payload.ID != "" {
+			p.Argv[a.lastAt] = m.Payload.ID
+		}
+	case a.resume:
+		p.Unknown = "resume without a session id opens a picker"
+		return p
+	}
+	p.Watch = []Watch{watch} // a new session, a fork, or a resume that writes anew
+	return p
+}
+
+// codexFind returns the newest rollout file under sessions/YYYY/MM/DD that ok accepts.
+func codexFind(sessions string, ok func(path string, m codexMeta) bool) string {
+	paths, _ := filepath.Glob(filepath.Join(sessions, "*", "*", "*", "rollout-*.jsonl"))
+	best, bestMod := "", int64(0)
+	for _, p := range paths {
+		var m codexMeta
+		firstLine(p, &m)
+		if !ok(p, m) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && (best == "" || fi.ModTime().UnixNano() > bestMod) {
+			best, bestMod = p, fi.ModTime().UnixNano()
+		}
+	}
+	return best
+}

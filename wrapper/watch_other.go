@@ -1,0 +1,54 @@
+//go:build !linux
+
+package wrapper
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/padrun/padrun/wrapper/harness"
+)
+
+// watch reports, through claim, every session file created in the watched
+// folders until stop is called, by a cheap poll of their listings.
+func watch(ws []harness.Watch, _ time.Time, claim func(path string)) (stop func(), err error) {
+	list := func() map[string]bool {
+		seen := map[string]bool{}
+		for _, w := range ws {
+			pattern := filepath.Join(append([]string{w.Dir}, append(strings.Split(strings.Repeat("*", w.Depth), ""), w.Pattern)...)...)
+			paths, _ := filepath.Glob(pattern)
+			for _, p := range paths {
+				if !strings.HasSuffix(p, ".live.json") {
+					seen[p] = true
+				}
+			}
+		}
+		return seen
+	}
+	for _, w := range ws {
+		os.MkdirAll(w.Dir, 0o700) // Best effort.
+	}
+	before := list()
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				for p := range list() {
+					if !before[p] {
+						before[p] = true
+						claim(p)
+					}
+				}
+			}
+		}
+	}()
+	return func() { close(quit); <-done }, nil
+}
