@@ -51,6 +51,9 @@ func (s *session) claim(path string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.rec == nil {
+		return // cleaned up already
+	}
 	for _, l := range s.locks {
 		if l.File == file {
 			return
@@ -103,29 +106,63 @@ func (s *session) cleanup() {
 	}
 }
 
-// recordChild adds the child to the markers and the record. It may overlap
-// the child's run: no rival judges a marker while its lock is held.
-func (s *session) recordChild(pid int) {
-	token, err := ident.StartToken(pid)
-	if err != nil {
-		s.o.Log.Debug().Err(err).Int("child_pid", pid).Msg("child start token")
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range s.locks {
-		if err := l.SetChild(pid, token); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record child in marker")
+// recordDelay is how long a child runs before padrun records it: a child
+// that is gone by then needs no record, and while padrun holds the lock no
+// rival judges the marker. (Were padrun killed before, its child dies with it.)
+const recordDelay = 5 * time.Millisecond
+
+// recordChild adds the child to the markers and the record, beside the
+// child's run. The writes still to come are skipped once stop is called,
+// when the child is gone.
+func (s *session) recordChild(pid int) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTimer(recordDelay)
+		defer t.Stop()
+		select {
+		case <-quit:
+			return
+		case <-t.C:
 		}
-	}
-	s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = pid, ident.Token(token)
-	if err := s.reg.Write(s.rec); err != nil {
-		s.o.Log.Warn().Err(err).Msg("record child in registry")
+		token, err := ident.StartToken(pid)
+		if err != nil {
+			s.o.Log.Debug().Err(err).Int("child_pid", pid).Msg("child start token")
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.rec == nil {
+			return // cleaned up already
+		}
+		s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = pid, ident.Token(token)
+		for _, l := range s.locks {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if err := l.SetChild(pid, token); err != nil {
+				s.o.Log.Warn().Err(err).Msg("record child in marker")
+			}
+		}
+		select {
+		case <-quit:
+			return
+		default:
+		}
+		if err := s.reg.Write(s.rec); err != nil {
+			s.o.Log.Warn().Err(err).Msg("record child in registry")
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
 	}
 }
 
 // heartbeat refreshes every marker's mtime each interval until stop is called.
 func (s *session) heartbeat(every time.Duration) (stop func()) {
-	if every <= 0 || len(s.locks) == 0 {
+	if every <= 0 {
 		return func() {}
 	}
 	quit, done := make(chan struct{}), make(chan struct{})

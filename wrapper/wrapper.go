@@ -5,6 +5,7 @@ package wrapper
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,9 +78,13 @@ func Run(o Options) (st supervise.Status, err error) {
 	if err != nil {
 		return st, err
 	}
+	// Registering a signal costs a round trip to the runtime's signal
+	// thread: do it beside the work up to the fork. The handlers stay
+	// installed after Run returns: padrun exits right after, and a signal
+	// that arrives during cleanup must not cut it short.
 	sigs := make(chan os.Signal, 16)
-	notify(sigs, supervise.Abort)
-	defer signal.Stop(sigs)
+	registered := notify(sigs, supervise.Abort)
+	go warmJSON()
 
 	s := &session{o: o, self: ident.ReadSelf()}
 	cwd, err := CanonicalDir(".")
@@ -138,6 +143,7 @@ func Run(o Options) (st supervise.Status, err error) {
 		s.rec = nil
 		return st, err
 	}
+	<-registered
 	select {
 	case sig := <-sigs:
 		return st, &AbortError{sig.(syscall.Signal)}
@@ -148,23 +154,37 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, err
 	}
 	notify(sigs, supervise.Late)
-	s.recordChild(child.Pid)
-	stopWatch := s.watch(plan.Watch, now)
+	stopRecord := s.recordChild(child.Pid)
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
+	stopWatch := s.watch(plan.Watch, now)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
 	stopWatch()
 	stopHeartbeat()
+	stopRecord()
 	return st, nil
 }
 
-// notify registers sigs for delivery, except those ignored at start: they
-// stay ignored, for padrun and, through exec, for its child.
-func notify(c chan<- os.Signal, sigs []os.Signal) {
-	for _, s := range sigs {
-		if !signal.Ignored(s) {
-			signal.Notify(c, s)
+// warmJSON builds encoding/json's encoders for markers and records, which
+// it otherwise builds on first use, beside the rest of the start-up.
+func warmJSON() {
+	json.Marshal(marker.Marker{})                             // Best effort: only a cache is filled.
+	json.Marshal(registry.Record{Padrun: &registry.Padrun{}}) // Best effort.
+}
+
+// notify registers sigs for delivery in the background, except those
+// ignored at start: they stay ignored, for padrun and, through exec, for its
+// child. The channel it returns closes once all are registered.
+func notify(c chan<- os.Signal, sigs []os.Signal) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, s := range sigs {
+			if !signal.Ignored(s) {
+				signal.Notify(c, s)
+			}
 		}
-	}
+	}()
+	return done
 }
 
 // acquire takes every file in sorted order, waiting up to o.Wait while one

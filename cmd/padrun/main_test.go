@@ -32,8 +32,14 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	testscript.Run(t, params("testdata/script"))
+}
+
+// params are the settings every script runs with: a registry and a home of
+// its own, and the commands below.
+func params(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PADRUN_REGISTRY_DIR", filepath.Join(env.WorkDir, "reg"))
@@ -63,12 +69,28 @@ func TestScripts(t *testing.T) {
 			"ispid":       cmdIsPid,
 			"records":     cmdRecords,
 			"writerecord": cmdWriteRecord,
+			"fakemodel":   cmdFakeModel,
+			"waitpane":    cmdWaitpane,
+			"waitgone":    cmdWaitgone,
+			"forks":       cmdForks,
+			"normcmp":     cmdNormcmp,
+			"newest":      cmdNewest,
+			"headerid":    cmdHeaderID,
+			"jsonget":     cmdJSONGet,
 		},
-	})
+	}
 }
 
-// envs holds each script's environment as set up, by work folder.
-var envs sync.Map
+// envs holds each script's environment as set up, by work folder; tracked
+// holds the names of variables that commands set later.
+var envs, tracked sync.Map
+
+// setenv sets a variable for the script and for the processes it starts.
+func setenv(ts *testscript.TestScript, key, value string) {
+	ts.Setenv(key, value)
+	keys, _ := tracked.LoadOrStore(ts.Getenv("WORK"), &sync.Map{})
+	keys.(*sync.Map).Store(key, true)
+}
 
 // scriptEnv is the script's environment: as set up, with the script's own
 // changes to those variables and to the few that scripts set.
@@ -83,8 +105,16 @@ func scriptEnv(ts *testscript.TestScript) []string {
 			out = append(out, k+"="+v)
 		}
 	}
-	for _, k := range []string{"PAD_SESSION_PID", "PAD_AGENT", "PADRUN_LOG_FORMAT", "PADRUN_LOG_LEVEL", "PADRUN_SESSION_FILE", "PADRUN_MARKER"} {
+	extra := []string{"PAD_SESSION_PID", "PAD_AGENT", "PADRUN_LOG_FORMAT", "PADRUN_LOG_LEVEL", "PADRUN_SESSION_FILE", "PADRUN_MARKER"}
+	if keys, ok := tracked.Load(ts.Getenv("WORK")); ok {
+		keys.(*sync.Map).Range(func(k, _ any) bool {
+			extra = append(extra, k.(string))
+			return true
+		})
+	}
+	for _, k := range extra {
 		if v := ts.Getenv(k); v != "" && !seen[k] {
+			seen[k] = true
 			out = append(out, k+"="+v)
 		}
 	}
@@ -96,6 +126,7 @@ type proc struct {
 	cmd            *exec.Cmd
 	stdout, stderr bytes.Buffer
 	done           chan struct{}
+	rpcDone        chan struct{}
 	err            error
 }
 
@@ -116,12 +147,14 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 func startProc(ts *testscript.TestScript, args []string) *proc {
 	env := scriptEnv(ts)
 	p := &proc{done: make(chan struct{})}
-	var stdin, stdout string
+	var stdin, stdout, rpcPrompt string
 	for len(args) > 0 {
 		if v, ok := strings.CutPrefix(args[0], "-stdin="); ok {
 			stdin = v
 		} else if v, ok := strings.CutPrefix(args[0], "-stdout="); ok {
 			stdout = v
+		} else if v, ok := strings.CutPrefix(args[0], "-rpc="); ok {
+			rpcPrompt = v
 		} else if strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") {
 			env = append(env, args[0])
 		} else {
@@ -151,8 +184,22 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		ts.Defer(func() { f.Close() })
 		p.cmd.Stdout = f
 	}
+	if rpcPrompt != "" {
+		// An RPC client: stdin stays open until the run is over.
+		sink := p.cmd.Stdout
+		p.cmd.Stdout = nil
+		in, err := p.cmd.StdinPipe()
+		ts.Check(err)
+		out, err := p.cmd.StdoutPipe()
+		ts.Check(err)
+		p.rpcDone = make(chan struct{})
+		go driveRPC(in, out, sink, rpcPrompt, p.rpcDone)
+	}
 	ts.Check(p.cmd.Start())
 	go func() {
+		if p.rpcDone != nil {
+			<-p.rpcDone // Wait closes the pipes: read them to the end first
+		}
 		p.err = p.cmd.Wait()
 		close(p.done)
 	}()

@@ -95,7 +95,7 @@ func Probe(pid int, token string) (Verdict, string) {
 
 // StartToken returns the start token of pid: on Linux, field 22 of its stat file.
 func StartToken(pid int) (string, error) {
-	st, err := readProc(pid)
+	st, err := readStart(pid)
 	if err != nil {
 		return "", err
 	}

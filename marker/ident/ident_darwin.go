@@ -44,3 +44,5 @@ func bootID() string {
 func machineID() string { return "" }
 
 func pidNamespace() string { return "" }
+
+func readStart(pid int) (procState, error) { return readProc(pid) }

@@ -9,18 +9,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func readProc(pid int) (procState, error) {
-	dir := "/proc/" + strconv.Itoa(pid)
-	b, err := readSmall(dir + "/stat")
+// readStart reads a pid's stat file alone: its start time and state.
+func readStart(pid int) (procState, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/stat"
+	b, err := readSmall(path)
 	if err != nil {
 		return procState{}, err
 	}
 	state, start, ok := parseStat(b)
 	if !ok {
-		return procState{}, errors.New("ident: malformed " + dir + "/stat")
+		return procState{}, errors.New("ident: malformed " + path)
 	}
-	st := procState{start: start, zombie: state == 'Z' || state == 'X', process: true}
-	if b, err := readSmall(dir + "/status"); err == nil {
+	return procState{start: start, zombie: state == 'Z' || state == 'X', process: true}, nil
+}
+
+// readProc reads what Probe needs: the stat file, and the status file for
+// the thread-group id.
+func readProc(pid int) (procState, error) {
+	st, err := readStart(pid)
+	if err != nil {
+		return st, err
+	}
+	if b, err := readSmall("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
 		if tgid, ok := statusField(b, "Tgid:"); ok && tgid != strconv.Itoa(pid) {
 			st.process = false
 		}

@@ -7,9 +7,9 @@
 package harness
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,19 +121,15 @@ func newest(dir, pattern string, ok func(path string) bool) string {
 	return best
 }
 
-// firstLine reads a session file's first JSON line, bounded.
+// firstLine decodes a session file's first JSON line, reading at most
+// 1 MiB: codex's first line carries its whole system prompt.
 func firstLine(path string, v any) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 4096)
-	line, err := r.ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return false
-	}
-	return json.Unmarshal(line, v) == nil
+	return json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(v) == nil
 }
 
 func newUUIDv7() string {

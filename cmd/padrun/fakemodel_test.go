@@ -1,0 +1,281 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fakeModel is a model server for the real harnesses: OpenAI chat
+// completions (pi), Anthropic messages (claude) and OpenAI responses
+// (codex), all streamed. What it answers is chosen by the last user
+// message:
+//
+//	RUN:cmd         call the bash tool with cmd, then answer "done"
+//	WAITFOR:path    hold the answer until path exists
+//	BARRIER:n       hold the answer until n requests hold BARRIER
+//	anything else   answer "ok"
+//
+// Every request is logged, one line each, to the log file.
+type fakeModel struct {
+	URL     string
+	work    string // relative WAITFOR paths are in this folder
+	log     string
+	srv     *http.Server
+	mu      sync.Mutex
+	barrier map[string]chan struct{}
+	waiting map[string]int
+}
+
+func startFakeModel(work, logFile string) (*fakeModel, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	m := &fakeModel{URL: "http://" + ln.Addr().String(), work: work, log: logFile, barrier: map[string]chan struct{}{}, waiting: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", m.chat)
+	mux.HandleFunc("/v1/messages", m.messages)
+	mux.HandleFunc("/v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"input_tokens":10}`)
+	})
+	mux.HandleFunc("/v1/responses", m.responses)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		m.logf("%s %s unhandled", r.Method, r.URL.Path)
+		http.NotFound(w, r)
+	})
+	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go m.srv.Serve(ln)
+	return m, nil
+}
+
+func (m *fakeModel) Close() { m.srv.Close() }
+
+func (m *fakeModel) logf(format string, args ...any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f, err := os.OpenFile(m.log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, format+"\n", args...)
+}
+
+// reply is what to answer: text, or a bash tool call.
+type reply struct {
+	text string
+	bash string
+}
+
+// decide picks the reply for a prompt, holding it as the prompt says.
+func (m *fakeModel) decide(endpoint, prompt string, toolResult bool, toolOutput string) reply {
+	m.logf("%s request prompt=%q tool_result=%v", endpoint, oneLine(prompt), toolResult)
+	if toolResult {
+		return reply{text: "done: " + strings.TrimSpace(toolOutput)}
+	}
+	if _, rest, ok := strings.Cut(prompt, "WAITFOR:"); ok {
+		path := strings.Fields(rest)[0]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(m.work, path)
+		}
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(path); err == nil {
+				break
+			}
+		}
+	}
+	if _, rest, ok := strings.Cut(prompt, "BARRIER:"); ok {
+		key := strings.Fields(rest)[0]
+		var n int
+		fmt.Sscan(key, &n)
+		m.mu.Lock()
+		if m.barrier[key] == nil {
+			m.barrier[key] = make(chan struct{})
+		}
+		c := m.barrier[key]
+		m.waiting[key]++
+		if m.waiting[key] == n {
+			close(c)
+		}
+		m.mu.Unlock()
+		select {
+		case <-c:
+		case <-time.After(3 * time.Second): // a lone run goes on
+		}
+	}
+	if _, rest, ok := strings.Cut(prompt, "RUN:"); ok {
+		return reply{bash: strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0])}
+	}
+	return reply{text: "ok"}
+}
+
+func oneLine(s string) string {
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// textOf joins the text of a message's content: a string or a list of parts.
+func textOf(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type    string          `json:"type"`
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	json.Unmarshal(content, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+		if len(p.Content) > 0 {
+			b.WriteString(textOf(p.Content))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func sse(w http.ResponseWriter, event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(w, "event: %s\n", event)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func startSSE(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+// chat answers OpenAI chat completions, as pi streams them.
+func (m *fakeModel) chat(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	prompt, toolResult, toolOut := "", false, ""
+	if n := len(req.Messages); n > 0 {
+		last := req.Messages[n-1]
+		toolResult = last.Role == "tool"
+		toolOut = textOf(last.Content)
+		for i := n - 1; i >= 0; i-- {
+			if req.Messages[i].Role == "user" {
+				prompt = textOf(req.Messages[i].Content)
+				break
+			}
+		}
+	}
+	rep := m.decide("chat", prompt, toolResult, toolOut)
+	startSSE(w)
+	chunk := func(delta map[string]any, finish any) {
+		sse(w, "", map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": "fake-model",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+	}
+	if rep.bash != "" {
+		args, _ := json.Marshal(map[string]string{"command": rep.bash})
+		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_fake_1", "type": "function",
+			"function": map[string]any{"name": "bash", "arguments": string(args)}}}}, nil)
+		chunk(map[string]any{}, "tool_calls")
+	} else {
+		chunk(map[string]any{"role": "assistant", "content": rep.text}, nil)
+		chunk(map[string]any{}, "stop")
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// messages answers Anthropic messages, as Claude Code streams them.
+func (m *fakeModel) messages(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Stream   bool `json:"stream"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	// The turn is every message after the last answer: Claude Code sends
+	// the prompt and its reminders as separate user messages.
+	prompt, toolResult := "", false
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != "assistant"; i-- {
+		prompt = textOf(req.Messages[i].Content) + "\n" + prompt
+		toolResult = toolResult || strings.Contains(string(req.Messages[i].Content), `"tool_result"`)
+	}
+	rep := m.decide("messages", prompt, toolResult, prompt)
+	text := rep.text
+	if rep.bash != "" {
+		text = "ok" // Claude's tools are not exercised
+	}
+	usage := map[string]any{"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	msg := map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake",
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}
+	if !req.Stream {
+		msg["content"] = []any{map[string]any{"type": "text", "text": text}}
+		msg["stop_reason"] = "end_turn"
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(msg)
+		return
+	}
+	startSSE(w)
+	sse(w, "message_start", map[string]any{"type": "message_start", "message": msg})
+	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+	sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
+	sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	sse(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 1}})
+	sse(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+// responses answers the OpenAI Responses API, as codex streams it.
+func (m *fakeModel) responses(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Input []struct {
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+			Output  json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	prompt, toolResult := "", false
+	for i := len(req.Input) - 1; i >= 0; i-- {
+		in := req.Input[i]
+		if i == len(req.Input)-1 && in.Type == "function_call_output" {
+			toolResult = true
+		}
+		if in.Role == "user" {
+			prompt = textOf(in.Content)
+			break
+		}
+	}
+	rep := m.decide("responses", prompt, toolResult, "")
+	text := rep.text
+	if rep.bash != "" {
+		text = "ok"
+	}
+	startSSE(w)
+	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_fake"}})
+	item := map[string]any{"type": "message", "role": "assistant", "id": "msg_fake", "content": []any{map[string]any{"type": "output_text", "text": text}}}
+	sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	sse(w, "response.output_text.delta", map[string]any{"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": "msg_fake", "delta": text})
+	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{"id": "resp_fake",
+		"usage": map[string]any{"input_tokens": 10, "input_tokens_details": nil, "output_tokens": 1, "output_tokens_details": nil, "total_tokens": 11}}})
+}

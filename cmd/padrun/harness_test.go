@@ -1,0 +1,251 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// harnessBin is the folder holding the real pi, claude and codex: the
+// pinned npm packages that ./test.sh installs.
+func harnessBin() string {
+	if d := os.Getenv("PADRUN_HARNESS_BIN"); d != "" {
+		return d
+	}
+	d, _ := filepath.Abs("../../.cache/harness/node_modules/.bin")
+	return d
+}
+
+// TestHarnesses runs the real harnesses under padrun against a fake model
+// server on 127.0.0.1.
+func TestHarnesses(t *testing.T) {
+	bin := harnessBin()
+	for _, h := range []string{"pi", "claude", "codex"} {
+		if _, err := os.Stat(filepath.Join(bin, h)); err != nil {
+			t.Fatalf("%s is not installed in %s: run ./test.sh, which installs the pinned harnesses (or set PADRUN_HARNESS_BIN)", h, bin)
+		}
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed: run ./test.sh, which installs it")
+	}
+	testscript.Run(t, params("testdata/harness"))
+}
+
+// fakemodel starts the fake model server for this script and points every
+// harness at it: pi's models.json and settings.json, Claude's environment,
+// codex's config.toml. The harnesses come first in PATH.
+func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakemodel")
+	}
+	work := ts.Getenv("WORK")
+	m, err := startFakeModel(work, filepath.Join(work, "model.log"))
+	ts.Check(err)
+	ts.Defer(m.Close)
+	agent := filepath.Join(work, "pi-agent")
+	codexHome := filepath.Join(work, "codex-home")
+	for _, d := range []string{agent, codexHome, filepath.Join(work, "claude-config")} {
+		ts.Check(os.MkdirAll(d, 0o700))
+	}
+	models := `{"providers":{"fake":{"baseUrl":"` + m.URL + `/v1","api":"openai-completions","apiKey":"fake-key","compat":{"supportsDeveloperRole":false,"supportsReasoningEffort":false},"models":[{"id":"fake-model","contextWindow":128000,"maxTokens":4096}]}}}`
+	settings := `{"defaultProvider":"fake","defaultModel":"fake-model","quietStartup":true,"enableInstallTelemetry":false,"retry":{"enabled":false}}`
+	codexConfig := fmt.Sprintf("model = \"fake-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"%s/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\n", m.URL)
+	ts.Check(os.WriteFile(filepath.Join(agent, "models.json"), []byte(models), 0o600))
+	ts.Check(os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o600))
+	ts.Check(os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig), 0o600))
+	for k, v := range map[string]string{
+		"MODEL_URL": m.URL, "PI_CODING_AGENT_DIR": agent, "PI_OFFLINE": "1", "PI_TELEMETRY": "0",
+		"ANTHROPIC_BASE_URL": m.URL, "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"DISABLE_TELEMETRY": "1", "CLAUDE_CONFIG_DIR": filepath.Join(work, "claude-config"),
+		"CODEX_HOME": codexHome, "FAKE_KEY": "fake", "TERM": "xterm-256color",
+		"PATH": harnessBin() + string(filepath.ListSeparator) + ts.Getenv("PATH"),
+	} {
+		setenv(ts, k, v)
+	}
+}
+
+// driveRPC is a client of pi's RPC mode: it sends one prompt, copies every
+// event to sink, asks for the state after agent_end, and closes stdin once
+// the state has come back, since EOF on stdin ends pi at once.
+func driveRPC(in io.WriteCloser, out io.Reader, sink io.Writer, prompt string, done chan struct{}) {
+	defer close(done)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		in.Write(append(b, '\n'))
+	}
+	send(map[string]string{"type": "prompt", "message": prompt})
+	r := bufio.NewReader(out)
+	for {
+		line, err := r.ReadBytes('\n')
+		sink.Write(line)
+		switch {
+		case bytes.Contains(line, []byte(`"type":"agent_end"`)):
+			send(map[string]string{"type": "get_state"})
+		case bytes.Contains(line, []byte(`"command":"get_state"`)):
+			in.Close()
+		}
+		if err != nil {
+			in.Close()
+			io.Copy(sink, r)
+			return
+		}
+	}
+}
+
+// waitpane SOCKET TARGET PATTERN polls a tmux pane until its text matches.
+func cmdWaitpane(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: waitpane SOCKET TARGET PATTERN")
+	}
+	re, err := regexp.Compile("(?m)" + args[2])
+	ts.Check(err)
+	var text []byte
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		text, _ = exec.Command("tmux", "-S", ts.MkAbs(args[0]), "capture-pane", "-p", "-t", args[1]).Output()
+		if re.Match(text) != neg {
+			return
+		}
+	}
+	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[2], text)
+}
+
+// waitgone FILE polls until FILE no longer exists, for at most a minute.
+func cmdWaitgone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitgone FILE")
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Lstat(ts.MkAbs(args[0])); os.IsNotExist(err) {
+			return
+		}
+	}
+	ts.Fatalf("%s is still there after a minute", args[0])
+}
+
+// forks FILE N checks that a pi session file's tree has N forks: entries
+// with more than one child.
+func cmdForks(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: forks FILE N")
+	}
+	children := map[string]int{}
+	entries := 0
+	for _, line := range strings.Split(strings.TrimSpace(ts.ReadFile(args[0])), "\n") {
+		var e struct {
+			Type     string  `json:"type"`
+			ID       string  `json:"id"`
+			ParentID *string `json:"parentId"`
+		}
+		ts.Check(json.Unmarshal([]byte(line), &e))
+		if e.Type == "session" {
+			continue
+		}
+		entries++
+		if e.ParentID != nil {
+			children[*e.ParentID]++
+		}
+	}
+	forks := 0
+	for _, n := range children {
+		if n > 1 {
+			forks++
+		}
+	}
+	if strconv.Itoa(forks) != args[1] {
+		ts.Fatalf("%s has %d forks among %d entries, want %s", args[0], forks, entries, args[1])
+	}
+}
+
+// volatile matches what differs between two runs of the same harness
+// command: timestamps, ids, durations.
+var volatile = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z|\b\d{13}\b|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"(id|parentId|leafId|toolCallId|responseId)":"[^"]*"|"durationMs":\d+`)
+
+// normcmp A B compares two outputs byte for byte once timestamps and ids
+// are masked.
+func cmdNormcmp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: normcmp A B")
+	}
+	a := volatile.ReplaceAllString(ts.ReadFile(args[0]), "X")
+	b := volatile.ReplaceAllString(ts.ReadFile(args[1]), "X")
+	if a == "" {
+		ts.Fatalf("%s is empty", args[0])
+	}
+	if a != b {
+		ts.Fatalf("%s and %s differ:\n%s\n---\n%s", args[0], args[1], a, b)
+	}
+}
+
+// newest VAR DIR PATTERN sets VAR to the newest file in DIR (searched
+// recursively) whose name matches PATTERN.
+func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: newest VAR DIR PATTERN")
+	}
+	best, bestTime := "", time.Time{}
+	filepath.WalkDir(ts.MkAbs(args[1]), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if ok, _ := filepath.Match(args[2], d.Name()); ok {
+			if fi, err := d.Info(); err == nil && fi.ModTime().After(bestTime) {
+				best, bestTime = path, fi.ModTime()
+			}
+		}
+		return nil
+	})
+	if best == "" {
+		ts.Fatalf("no %s in %s", args[2], args[1])
+	}
+	setenv(ts, args[0], best)
+}
+
+// headerid VAR FILE sets VAR to the session id in a session file's first
+// line (pi: "id"; codex: "payload.id").
+func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: headerid VAR FILE")
+	}
+	var h struct {
+		ID      string `json:"id"`
+		Payload struct {
+			ID string `json:"id"`
+		} `json:"payload"`
+	}
+	first, _, _ := strings.Cut(ts.ReadFile(args[1]), "\n")
+	ts.Check(json.Unmarshal([]byte(first), &h))
+	id := h.ID
+	if id == "" {
+		id = h.Payload.ID
+	}
+	if id == "" {
+		ts.Fatalf("%s has no session id", args[1])
+	}
+	setenv(ts, args[0], id)
+}
+
+// jsonget VAR FILE KEY sets VAR to a top-level string of a JSON file.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: jsonget VAR FILE KEY")
+	}
+	v, ok := readJSON(ts, args[1])[args[2]].(string)
+	if !ok || v == "" {
+		ts.Fatalf("%s has no string %s", args[1], args[2])
+	}
+	setenv(ts, args[0], v)
+}
