@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of padrun. It first installs what the end-to-end tests
-# need: the pinned harnesses from npm (into .cache/harness) and tmux.
+# need: the pinned harnesses from npm (into .cache/harness); tmux; zsh and
+# fish for the shell examples; PyYAML to read the CI examples.
 # Extra arguments go to go test, e.g. ./test.sh -run TestHarnesses -v
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,11 +14,17 @@ if [ "$(cat "$harness/.pins" 2>/dev/null)" != "${pins[*]}" ]; then
   echo "${pins[*]}" >"$harness/.pins"
 fi
 
-if ! command -v tmux >/dev/null; then
+missing=()
+command -v tmux >/dev/null || missing+=(tmux)
+command -v zsh >/dev/null || missing+=(zsh)
+command -v fish >/dev/null || missing+=(fish)
+command -v script >/dev/null || missing+=(bsdutils)
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
+if [ ${#missing[@]} -gt 0 ]; then
   sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq tmux
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 exec go test -race -count=1 ./... "$@"

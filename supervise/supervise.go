@@ -4,6 +4,7 @@
 package supervise
 
 import (
+	"io"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,10 @@ type Spec struct {
 	Grace time.Duration
 	// Timeout, when positive, ends the child after that long.
 	Timeout time.Duration
+	// Pty runs the child on a new pseudo-terminal.
+	Pty bool
+	// Record, when set, receives the session's output as the user sees it.
+	Record io.Writer
 }
 
 // Status is how the child ended.

@@ -40,3 +40,8 @@ func Raise(sig syscall.Signal) {
 	signal.Reset(sig)
 	unix.Kill(os.Getpid(), sig) // Best effort.
 }
+
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)

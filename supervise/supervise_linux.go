@@ -92,3 +92,8 @@ func Raise(sig syscall.Signal) {
 	unix.PthreadSigmask(unix.SIG_UNBLOCK, &set, nil) // Best effort.
 	unix.Tgkill(os.Getpid(), unix.Gettid(), sig)     // Best effort.
 }
+
+const (
+	ioctlGetTermios = unix.TCGETS
+	ioctlSetTermios = unix.TCSETS
+)

@@ -57,6 +57,7 @@ type Child struct {
 	Pid      int
 	ownGroup bool // the child leads its own process group
 	tty      int  // our controlling terminal's fd, or -1
+	io       *relay
 }
 
 // Start starts the child. The child shares padrun's process group when
@@ -64,6 +65,10 @@ type Child struct {
 // and fg reach both as one job; otherwise it leads its own group, which
 // padrun can kill whole. It gets SIGKILL when the thread that forked it
 // exits: call Start from the goroutine locked to the main thread.
+//
+// With Pty the child leads a new session on a new pseudo-terminal instead;
+// with Record and no Pty its stdout and stderr become pipes that padrun
+// copies to its own and to the record. Close restores what Start changed.
 func Start(s Spec) (*Child, error) {
 	tty := controllingTTY()
 	attr := &syscall.ProcAttr{
@@ -71,11 +76,41 @@ func Start(s Spec) (*Child, error) {
 		Files: []uintptr{0, 1, 2},
 		Sys:   sysProcAttr(tty < 0),
 	}
-	pid, err := syscall.ForkExec(s.Path, s.Args, attr)
+	var r *relay
+	var err error
+	switch {
+	case s.Pty:
+		r, err = newPtyRelay(s.Record)
+		attr.Sys.Setsid, attr.Sys.Setctty, attr.Sys.Setpgid, attr.Sys.Ctty = true, true, false, 0
+		tty = -1
+	case s.Record != nil:
+		r, err = newPipeRelay(s.Record)
+	}
 	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		attr.Files = r.childFiles
+	}
+	pid, err := syscall.ForkExec(s.Path, s.Args, attr)
+	if r != nil {
+		r.started()
+	}
+	if err != nil {
+		if r != nil {
+			r.close()
+		}
 		return nil, execError(s.Args[0], err)
 	}
-	return &Child{Pid: pid, ownGroup: tty < 0, tty: tty}, nil
+	return &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r}, nil
+}
+
+// Close drains the child's output and restores the terminal. Call it on
+// every exit path once the child is gone.
+func (c *Child) Close() {
+	if c.io != nil {
+		c.io.close()
+	}
 }
 
 func execError(name string, err error) error {
@@ -131,6 +166,9 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 		select {
 		case <-exited:
 			ws := reap()
+			if c.io != nil {
+				c.io.drain()
+			}
 			switch {
 			case ws.Exited():
 				st.Code = ws.ExitStatus()
@@ -142,6 +180,13 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 			sig := s.(syscall.Signal)
 			if (sig == unix.SIGINT || sig == unix.SIGQUIT || sig == unix.SIGWINCH) && c.atTerminal() {
 				continue
+			}
+			if sig == unix.SIGWINCH && c.io != nil && c.io.pty != nil {
+				c.io.resize() // the kernel tells the child
+				continue
+			}
+			if sig == unix.SIGCONT && c.io != nil {
+				c.io.raw() // back from a stop: the shell restored our terminal
 			}
 			unix.Kill(c.Pid, sig) // Best effort: the child may be exiting.
 			if sig == unix.SIGTERM || sig == unix.SIGHUP {

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"syscall"
@@ -28,14 +29,20 @@ type Child struct {
 	p   *os.Process
 }
 
-// Start starts the child.
+// Start starts the child. Windows has no pseudo-terminals here.
 func Start(s Spec) (*Child, error) {
+	if s.Pty || s.Record != nil {
+		return nil, errors.New("supervise: --pty and --record are not supported on Windows")
+	}
 	p, err := os.StartProcess(s.Path, s.Args, &os.ProcAttr{Env: s.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		return nil, &ExecError{Name: s.Args[0], NotExecutable: true, Err: err}
 	}
 	return &Child{Pid: p.Pid, p: p}, nil
 }
+
+// Close releases nothing on Windows.
+func (c *Child) Close() {}
 
 // Supervise waits for the child, ending it after the timeout.
 func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) Status {

@@ -3,6 +3,7 @@ package wrapper
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -123,4 +124,25 @@ func cString(b []byte) string {
 // todayPart names the folder at level below a dated watch root: YYYY, MM, DD.
 func todayPart(now time.Time, level int) string {
 	return [...]string{now.Format("2006"), now.Format("01"), now.Format("02")}[min(level, 2)]
+}
+
+// watched is a folder being watched for new session files, and how deep
+// below its watch root it lies.
+type watched struct {
+	w     harness.Watch
+	dir   string
+	level int
+}
+
+// matches reports whether a new name in this folder is a session file (at
+// the watch's depth) or a folder to watch (above it).
+func (d watched) matches(name string, isDir bool) bool {
+	if isDir {
+		return d.level < d.w.Depth
+	}
+	if d.level != d.w.Depth || strings.HasSuffix(name, ".live.json") {
+		return false
+	}
+	ok, _ := filepath.Match(d.w.Pattern, name)
+	return ok
 }

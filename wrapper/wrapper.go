@@ -23,6 +23,7 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -42,6 +43,8 @@ type Options struct {
 	Heartbeat time.Duration
 	Strict    bool
 	NoPin     bool
+	Pty       bool     // run the child on a new pseudo-terminal
+	Record    string   // write the session's output to this file too
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // where people read waiting notices
@@ -113,6 +116,15 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, err
 	}
 	agent := resolveAgent(o.Agent, cwd, plan.Harness)
+	var record io.Writer
+	if o.Record != "" {
+		f, err := openRecord(o.Record)
+		if err != nil {
+			return st, err
+		}
+		defer f.Close()
+		record = f
+	}
 
 	reg, err := openRegistry()
 	if err != nil {
@@ -149,10 +161,14 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, &AbortError{sig.(syscall.Signal)}
 	default:
 	}
-	child, err := supervise.Start(supervise.Spec{Path: path, Args: plan.Argv, Env: childEnv(os.Environ(), s.self.Pid, agent, files)})
+	child, err := supervise.Start(supervise.Spec{
+		Path: path, Args: plan.Argv, Env: childEnv(os.Environ(), s.self.Pid, agent, files),
+		Pty: o.Pty, Record: record,
+	})
 	if err != nil {
 		return st, err
 	}
+	defer child.Close() // the terminal is restored on every path, before cleanup
 	notify(sigs, supervise.Late)
 	stopRecord := s.recordChild(child.Pid)
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
@@ -162,6 +178,15 @@ func Run(o Options) (st supervise.Status, err error) {
 	stopHeartbeat()
 	stopRecord()
 	return st, nil
+}
+
+// openRecord creates the --record file, 0600, never through a symlink.
+func openRecord(path string) (*os.File, error) {
+	f, err := safefile.Create(path)
+	if err != nil {
+		return nil, &UsageError{"cannot write the record: " + err.Error()}
+	}
+	return f, nil
 }
 
 // warmJSON builds encoding/json's encoders for markers and records, which

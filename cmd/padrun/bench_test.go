@@ -41,6 +41,10 @@ func alternate(b *testing.B, env []string, dir string, cmds ...[]string) [][]sam
 		for i, argv := range cmds {
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env, cmd.Dir = env, dir
+			if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+				cmd.Stdin, cmd.Stdout = null, null
+				defer null.Close()
+			}
 			start := time.Now()
 			if err := cmd.Run(); err != nil {
 				b.Fatalf("%v: %v", argv, err)
@@ -127,5 +131,36 @@ func BenchmarkOverhead(b *testing.B) {
 			[]string{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"})
 		report(b, []string{"/bin/true", "flock L /bin/true", "padrun --guard F -- true"}, s)
 		fmt.Printf("padrun against flock(1): wall %.2fx\n", float64(median(s[2], wallOf))/float64(median(s[1], wallOf)))
+	}
+}
+
+// BenchmarkPtyThroughput measures `padrun --pty -- cat FILE` against
+// `script -qc "cat FILE" /dev/null` on a 64 MB file, output to /dev/null:
+// go test -run '^$' -bench PtyThroughput -benchtime 1x -args -rounds=5
+func BenchmarkPtyThroughput(b *testing.B) {
+	padrun := buildPadrun(b)
+	work := b.TempDir()
+	big := filepath.Join(work, "big")
+	f, err := os.Create(big)
+	if err != nil {
+		b.Fatal(err)
+	}
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte('a' + i%26)
+		if i%80 == 79 {
+			chunk[i] = '\n'
+		}
+	}
+	for i := 0; i < 64; i++ {
+		f.Write(chunk)
+	}
+	f.Close()
+	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
+	for i := 0; i < b.N; i++ {
+		s := alternate(b, env, work,
+			[]string{"script", "-qc", "cat " + big, "/dev/null"},
+			[]string{padrun, "--pty", "--", "cat", big})
+		report(b, []string{"script -qc 'cat 64MB'", "padrun --pty -- cat 64MB"}, s)
 	}
 }

@@ -34,6 +34,9 @@ func fakeHarness() {
 		logTo    = flag.String("log", "", "append trapped signals to this `file`")
 		env      = flag.String("env", "", "comma-separated variables to print as NAME=value")
 		cat      = flag.Bool("cat", false, "copy stdin to stdout")
+		tty      = flag.Bool("tty", false, "print tty=yes when stdin is a terminal, else tty=no")
+		size     = flag.Bool("size", false, "log the terminal size with each trapped signal")
+		_        = flag.String("session", "", "a pinned session file, as pi takes it (ignored)")
 	)
 	flag.CommandLine.Init("fakeharness", flag.ExitOnError)
 	flag.Parse()
@@ -55,6 +58,10 @@ func fakeHarness() {
 		}
 	}
 	go func() { dieBy((<-fatal).(syscall.Signal)) }()
+	if *tty {
+		_, err := unix.IoctlGetTermios(0, unix.TCGETS)
+		fmt.Printf("tty=%s\n", map[bool]string{true: "yes", false: "no"}[err == nil])
+	}
 	for _, name := range split(*env) {
 		v, ok := os.LookupEnv(name)
 		if !ok {
@@ -82,6 +89,9 @@ func fakeHarness() {
 		for s := range trapped {
 			if *logTo != "" {
 				appendLine(*logTo, "got "+strings.TrimPrefix(unix.SignalName(s.(syscall.Signal)), "SIG"))
+				if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); *size && err == nil {
+					appendLine(*logTo, fmt.Sprintf("size %d %d", ws.Row, ws.Col))
+				}
 			}
 			if *trapExit >= 0 {
 				if *appendTo != "" {

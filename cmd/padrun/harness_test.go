@@ -30,6 +30,36 @@ func harnessBin() string {
 	return d
 }
 
+// TestTerminal runs padrun at a real terminal, under tmux.
+func TestTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is not installed: run ./test.sh, which installs it")
+	}
+	testscript.Run(t, params("testdata/terminal"))
+}
+
+// procstate FILE:KEY STATES waits (at most 30s) until the recorded pid is
+// in one of STATES (letters of /proc/PID/stat: S, R, T, ...).
+func cmdProcstate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: procstate FILE:KEY STATES")
+	}
+	pid := readyPid(ts, args[0])
+	state := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			ts.Fatalf("pid %d is gone", pid)
+		}
+		s := string(b)
+		state = strings.Fields(s[strings.LastIndex(s, ")")+1:])[0]
+		if strings.Contains(args[1], state) {
+			return
+		}
+	}
+	ts.Fatalf("pid %d is in state %s, want one of %s", pid, state, args[1])
+}
+
 // TestHarnesses runs the real harnesses under padrun against a fake model
 // server on 127.0.0.1.
 func TestHarnesses(t *testing.T) {

@@ -77,6 +77,7 @@ func params(dir string) testscript.Params {
 			"newest":      cmdNewest,
 			"headerid":    cmdHeaderID,
 			"jsonget":     cmdJSONGet,
+			"procstate":   cmdProcstate,
 		},
 	}
 }
@@ -132,7 +133,7 @@ type proc struct {
 
 var procs sync.Map // WORK + "\x00" + name -> *proc
 
-// start NAME [-stdin=FILE] [-stdout=FILE] [VAR=value...] PROG [ARG...]
+// start NAME [-stdin=FILE] [-stdout=FILE] [-stderr=FILE] [-rpc=PROMPT] [VAR=value...] PROG [ARG...]
 // starts PROG in the background with the script's environment.
 func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
@@ -147,12 +148,14 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 func startProc(ts *testscript.TestScript, args []string) *proc {
 	env := scriptEnv(ts)
 	p := &proc{done: make(chan struct{})}
-	var stdin, stdout, rpcPrompt string
+	var stdin, stdout, stderr, rpcPrompt string
 	for len(args) > 0 {
 		if v, ok := strings.CutPrefix(args[0], "-stdin="); ok {
 			stdin = v
 		} else if v, ok := strings.CutPrefix(args[0], "-stdout="); ok {
 			stdout = v
+		} else if v, ok := strings.CutPrefix(args[0], "-stderr="); ok {
+			stderr = v
 		} else if v, ok := strings.CutPrefix(args[0], "-rpc="); ok {
 			rpcPrompt = v
 		} else if strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") {
@@ -183,6 +186,12 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		ts.Check(err)
 		ts.Defer(func() { f.Close() })
 		p.cmd.Stdout = f
+	}
+	if stderr != "" {
+		f, err := os.Create(ts.MkAbs(stderr))
+		ts.Check(err)
+		ts.Defer(func() { f.Close() })
+		p.cmd.Stderr = f
 	}
 	if rpcPrompt != "" {
 		// An RPC client: stdin stays open until the run is over.

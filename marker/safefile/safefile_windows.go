@@ -88,3 +88,11 @@ func WriteNew(path string, b []byte) error {
 
 // Touch sets path's mtime.
 func Touch(path string, t time.Time) error { return os.Chtimes(path, t, t) }
+
+// Create creates or truncates path, refusing a symlink.
+func Create(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, ErrSymlink
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+}
