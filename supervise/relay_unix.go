@@ -3,10 +3,12 @@
 package supervise
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/creack/pty"
@@ -20,11 +22,12 @@ const drainWait = 2 * time.Second
 // relay carries the child's terminal or pipes to padrun's own, and a copy
 // of the output to the record.
 type relay struct {
-	childFiles []uintptr  // the child's fds 0, 1 and 2
-	toClose    []*os.File // the child's ends, closed in padrun once it started
-	pty        *os.File   // the pseudo-terminal's master, with --pty
-	restore    func()     // puts padrun's terminal back as it was
-	rawMode    func()     // puts it in raw mode again after a stop
+	childFiles []uintptr    // the child's fds 0, 1 and 2
+	toClose    []*os.File   // the child's ends, closed in padrun once it started
+	pty        *os.File     // the pseudo-terminal's master, with --pty
+	childPid   atomic.Int64 // set once the child started
+	restore    func()       // puts padrun's terminal back as it was
+	rawMode    func()       // puts it in raw mode again after a stop
 	outputs    sync.WaitGroup
 	closeOnce  sync.Once
 }
@@ -72,11 +75,47 @@ func newPtyRelay(record io.Writer) (*relay, error) {
 		record = &lockedWriter{w: record}
 	}
 	r.copyOut(os.Stdout, ptmx, record)
-	go func() {
-		io.Copy(ptmx, os.Stdin) // Best effort: ends at EOF or when padrun exits.
-		ptmx.Write([]byte{4})   // EOF at the child's terminal: Ctrl-D
-	}()
+	go r.copyIn()
 	return r, nil
+}
+
+// copyIn passes our terminal's keys to the child's, until stdin ends; then
+// it types Ctrl-D there. The child leads a session of its own, where the
+// kernel discards the terminal's stop signal (an orphaned process group), so
+// the suspend key is acted on here: the child is stopped, and padrun with it.
+func (r *relay) copyIn() {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := os.Stdin.Read(buf)
+		b := buf[:n]
+		for len(b) > 0 {
+			i := r.suspendKey(b)
+			if i < 0 {
+				r.pty.Write(b) // Best effort: the child may be gone.
+				break
+			}
+			r.pty.Write(b[:i])
+			if pid := int(r.childPid.Load()); pid > 0 {
+				unix.Kill(-pid, unix.SIGTSTP) // Best effort.
+				unix.Kill(-pid, unix.SIGSTOP) // Best effort: TSTP alone is discarded there.
+			}
+			b = b[i+1:]
+		}
+		if err != nil {
+			r.pty.Write([]byte{4}) // Best effort.
+			return
+		}
+	}
+}
+
+// suspendKey returns where the child's terminal's suspend key is in b, or
+// -1: it is a key only while that terminal generates signals.
+func (r *relay) suspendKey(b []byte) int {
+	t, err := unix.IoctlGetTermios(int(r.pty.Fd()), ioctlGetTermios)
+	if err != nil || t.Lflag&unix.ISIG == 0 || t.Cc[unix.VSUSP] == 0 {
+		return -1
+	}
+	return bytes.IndexByte(b, t.Cc[unix.VSUSP])
 }
 
 // newPipeRelay gives the child pipes for stdout and stderr, copied to
@@ -115,10 +154,23 @@ func (r *relay) resize() {
 	pty.Setsize(r.pty, ws) // Best effort.
 }
 
-func (r *relay) raw() {
+// suspend gives the terminal back as it was and stops padrun, so that the
+// shell sees the job stopped when the child on its own terminal stopped.
+func (r *relay) suspend() {
+	if r.restore == nil {
+		return // no terminal of ours: nobody to hand it back to
+	}
+	r.restore()
+	unix.Kill(unix.Getpid(), unix.SIGTSTP) // Best effort.
+}
+
+// resume puts the terminal in raw mode again after a stop, and passes on
+// its size, which may have changed meanwhile.
+func (r *relay) resume() {
 	if r.rawMode != nil {
 		r.rawMode()
 	}
+	r.resize()
 }
 
 // drain waits for the output to end, at most drainWait.

@@ -15,8 +15,8 @@ func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
 }
 
 // watch reaps the child when it exits: macOS has no waitid(WNOWAIT) here,
-// so a signal may in principle race the reap.
-func watch(pid int) (exited <-chan struct{}, reap func() unix.WaitStatus) {
+// so a signal may in principle race the reap. Stops are not reported.
+func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix.WaitStatus) {
 	done := make(chan struct{})
 	var ws unix.WaitStatus
 	go func() {

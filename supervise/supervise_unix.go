@@ -94,6 +94,7 @@ func Start(s Spec) (*Child, error) {
 	}
 	pid, err := syscall.ForkExec(s.Path, s.Args, attr)
 	if r != nil {
+		r.childPid.Store(int64(pid))
 		r.started()
 	}
 	if err != nil {
@@ -149,7 +150,11 @@ func (c *Child) atTerminal() bool {
 // exits, ends it after the timeout, kills it after the grace period, and
 // reaps it. The child's pid is only signalled while it is known unreaped.
 func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) Status {
-	exited, reap := watch(c.Pid)
+	var stopped chan struct{}
+	if c.io != nil && c.io.pty != nil {
+		stopped = make(chan struct{}, 1) // Ctrl-Z reaches the child through its terminal
+	}
+	exited, reap := watch(c.Pid, stopped)
 	var st Status
 	var deadline, kill <-chan time.Time
 	if timeout > 0 {
@@ -185,13 +190,17 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 				c.io.resize() // the kernel tells the child
 				continue
 			}
-			if sig == unix.SIGCONT && c.io != nil {
-				c.io.raw() // back from a stop: the shell restored our terminal
+			if sig == unix.SIGCONT && c.io != nil && c.io.pty != nil {
+				c.io.resume()          // back from a stop: the shell restored our terminal
+				unix.Kill(-c.Pid, sig) // Best effort: the whole job on its terminal
+				continue
 			}
 			unix.Kill(c.Pid, sig) // Best effort: the child may be exiting.
 			if sig == unix.SIGTERM || sig == unix.SIGHUP {
 				startGrace()
 			}
+		case <-stopped:
+			c.io.suspend() // the child stopped: stop padrun too, as one job
 		case <-deadline:
 			st.TimedOut = true
 			unix.Kill(c.Pid, unix.SIGTERM) // Best effort.
