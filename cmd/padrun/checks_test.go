@@ -164,17 +164,33 @@ func cmdWriteMarker(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.Chtimes(path, mtime, mtime))
 }
 
-// contend N FILE [wait] starts N padruns on FILE at once. Without wait,
-// exactly one must run and the others exit 75 while it holds the file; with
-// wait, all run, one after another, and their start and end lines in FILE
-// never interleave.
+// contend N FILE [wait|nowait] [ROUNDS] starts N padruns on FILE at once,
+// ROUNDS times (each on a file of its own). Without wait, exactly one must
+// run and the others exit 75 while it holds the file; with wait, all run,
+// one after another, and their start and end lines in FILE never interleave.
 func cmdContend(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: contend N FILE [wait]")
+	if neg || len(args) < 2 || len(args) > 4 {
+		ts.Fatalf("usage: contend N FILE [wait|nowait] [ROUNDS]")
 	}
-	n, err := strconv.Atoi(args[0])
+	rounds := 1
+	if len(args) == 4 {
+		var err error
+		rounds, err = strconv.Atoi(args[3])
+		ts.Check(err)
+	}
+	for r := 0; r < rounds; r++ {
+		file := args[1]
+		if rounds > 1 {
+			file = fmt.Sprintf("%s.%d", file, r)
+		}
+		contendOnce(ts, args[0], file, len(args) >= 3 && args[2] == "wait")
+	}
+}
+
+func contendOnce(ts *testscript.TestScript, count, name string, wait bool) {
+	n, err := strconv.Atoi(count)
 	ts.Check(err)
-	file, wait := ts.MkAbs(args[1]), len(args) == 3 && args[2] == "wait"
+	file := ts.MkAbs(name)
 	ready := file + ".ready"
 	procs := make([]*proc, n)
 	for i := range procs {
@@ -237,6 +253,11 @@ func cmdContend(ts *testscript.TestScript, neg bool, args []string) {
 		runs = 1
 	}
 	checkSerial(ts, file, runs)
+	for _, p := range []string{file + ".live.json", file + ".live.lock"} {
+		if _, err := os.Lstat(p); err == nil {
+			ts.Fatalf("%s left behind", p)
+		}
+	}
 }
 
 // checkSerial checks that FILE holds runs start/end pairs, never interleaved.

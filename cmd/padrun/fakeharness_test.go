@@ -37,6 +37,7 @@ func fakeHarness() {
 		tty      = flag.Bool("tty", false, "print tty=yes when stdin is a terminal, else tty=no")
 		size     = flag.Bool("size", false, "log the terminal size with each trapped signal")
 		_        = flag.String("session", "", "a pinned session file, as pi takes it (ignored)")
+		_        = flag.Int("round", 0, "a tag for tests to find the process by (ignored)")
 	)
 	flag.CommandLine.Init("fakeharness", flag.ExitOnError)
 	flag.Parse()

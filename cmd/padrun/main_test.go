@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker/ident"
+)
+
+var (
+	contendN      = flag.Int("contend-n", 100, "padruns started at once on one file in the contention test")
+	contendRounds = flag.Int("contend-rounds", 1, "rounds of the contention test, each way")
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +55,8 @@ func params(dir string) testscript.Params {
 				return err
 			}
 			env.Setenv("EXAMPLES", examples)
+			env.Setenv("CONTEND_N", strconv.Itoa(*contendN))
+			env.Setenv("CONTEND_ROUNDS", strconv.Itoa(*contendRounds))
 			envs.Store(env.WorkDir, env.Vars)
 			return nil
 		},

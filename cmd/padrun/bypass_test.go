@@ -1,0 +1,108 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// No flag, environment variable or build tag of the shipped binary turns
+// enforcement off (SPEC section 7). These tests list every one there is, so
+// that a new one fails here until it is reviewed and added.
+
+func TestNoBypass_Flags(t *testing.T) {
+	fs := pflag.NewFlagSet("padrun", pflag.ContinueOnError)
+	new(runFlags).addFlags(fs)
+	var got []string
+	fs.VisitAll(func(f *pflag.Flag) { got = append(got, f.Name) })
+	// Each of these chooses what to guard or how to run; none skips the lock,
+	// the marker or the verdict.
+	want := []string{"agent", "grace", "guard", "harness", "heartbeat", "log-file", "log-format",
+		"log-level", "no-pin", "pty", "record", "strict", "timeout", "wait"}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("run flags %v, want %v: review any new flag against SPEC section 7", got, want)
+	}
+}
+
+// sources returns the shipped Go files: not tests.
+func sources(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".cache" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".git")) {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			out[path] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 10 {
+		t.Fatalf("found only %d source files", len(out))
+	}
+	return out
+}
+
+func TestNoBypass_Environment(t *testing.T) {
+	// Read by padrun: identity, logs, the registry folder, and the harnesses'
+	// own folders (where their session files are). Set for the child: the
+	// session's variables. None disables enforcement.
+	allowed := map[string]bool{
+		"PAD_SESSION_PID": true, "PAD_AGENT": true, "PADRUN_REGISTRY_DIR": true,
+		"PADRUN_LOG_LEVEL": true, "PADRUN_LOG_FORMAT": true, "PADRUN_LOG_FILE": true,
+		"PADRUN_SESSION_FILE": true, "PADRUN_MARKER": true, "PADRUN_VERSION": true,
+		"PATH": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true,
+		"CLAUDE_CONFIG_DIR": true, "CODEX_HOME": true,
+	}
+	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX)_[A-Z_]+|PATH|HOME)[="]`)
+	reads := regexp.MustCompile(`(Getenv|LookupEnv)\(([^)]*)\)`)
+	for path, src := range sources(t) {
+		for _, m := range names.FindAllStringSubmatch(src, -1) {
+			if !allowed[m[1]] {
+				t.Errorf("%s names the variable %s: review it against SPEC section 7", path, m[1])
+			}
+		}
+		for _, m := range reads.FindAllStringSubmatch(src, -1) {
+			arg := strings.TrimSpace(m[2])
+			if arg == "k" || arg == "key" || arg == "EnvDir" || arg == "env" {
+				continue // the adapters' and logs' own lookups, of names checked above
+			}
+			if name := strings.Trim(arg, `"`); !allowed[name] {
+				t.Errorf("%s reads %s(%s): review it against SPEC section 7", path, m[1], arg)
+			}
+		}
+	}
+}
+
+func TestNoBypass_BuildTags(t *testing.T) {
+	tag := regexp.MustCompile(`(?m)^//go:build (.*)$`)
+	word := regexp.MustCompile(`[A-Za-z0-9_.]+`)
+	osNames := map[string]bool{"linux": true, "darwin": true, "windows": true, "unix": true}
+	for path, src := range sources(t) {
+		for _, m := range tag.FindAllStringSubmatch(src, -1) {
+			for _, w := range word.FindAllString(m[1], -1) {
+				if !osNames[w] {
+					t.Errorf("%s builds on the tag %q: only operating systems may select code", path, w)
+				}
+			}
+		}
+	}
+}
