@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -215,19 +217,43 @@ func (r *Registry) List() ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
-	entries := make([]Entry, 0, len(des))
+	var paths []string
 	for _, de := range des {
-		if !isRecordName(de.Name()) {
-			continue
+		if isRecordName(de.Name()) {
+			paths = append(paths, filepath.Join(r.Dir, de.Name()))
 		}
-		entries = append(entries, load(filepath.Join(r.Dir, de.Name())))
 	}
+	// Each record costs a few reads of its own and of /proc: spread them
+	// over the processors, and judge each owner once.
+	entries := make([]Entry, len(paths))
+	var probes sync.Map
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(paths); i += workers {
+				entries[i] = loadWith(paths[i], &probes)
+			}
+		}()
+	}
+	wg.Wait()
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Time.After(entries[j].Time) })
 	return entries, nil
 }
 
 // load reads and judges one registry file.
-func load(path string) Entry {
+func load(path string) Entry { return loadWith(path, nil) }
+
+// probe is a verdict on an owner, shared by the records it owns.
+type probe struct {
+	v      ident.Verdict
+	reason string
+}
+
+// loadWith is load, judging each owner once through the cache when set.
+func loadWith(path string, cache *sync.Map) Entry {
 	e := Entry{Path: path}
 	b, mtime, err := safefile.ReadBounded(path, MaxSize)
 	e.Time = mtime
@@ -249,7 +275,17 @@ func load(path string) Entry {
 	if t, err := time.Parse(time.RFC3339Nano, e.RegisteredAt); err == nil {
 		e.Time = t
 	}
+	key := strconv.Itoa(pid) + "/" + token
+	if cache != nil {
+		if p, ok := cache.Load(key); ok {
+			e.Liveness, e.Reason = p.(probe).v, p.(probe).reason
+			return e
+		}
+	}
 	e.Liveness, e.Reason = ident.Probe(pid, token)
+	if cache != nil {
+		cache.Store(key, probe{e.Liveness, e.Reason})
+	}
 	return e
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,14 +38,16 @@ type sample struct{ wall, cpu time.Duration }
 func alternate(b *testing.B, env []string, dir string, cmds ...[]string) [][]sample {
 	b.Helper()
 	out := make([][]sample, len(cmds))
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
 	for r := 0; r < *rounds; r++ {
 		for i, argv := range cmds {
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env, cmd.Dir = env, dir
-			if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
-				cmd.Stdin, cmd.Stdout = null, null
-				defer null.Close()
-			}
+			cmd.Stdin, cmd.Stdout = null, null
 			start := time.Now()
 			if err := cmd.Run(); err != nil {
 				b.Fatalf("%v: %v", argv, err)
@@ -162,5 +165,181 @@ func BenchmarkPtyThroughput(b *testing.B) {
 			[]string{"script", "-qc", "cat " + big, "/dev/null"},
 			[]string{padrun, "--pty", "--", "cat", big})
 		report(b, []string{"script -qc 'cat 64MB'", "padrun --pty -- cat 64MB"}, s)
+	}
+}
+
+// stampSource is a helper that appends "LABEL start NS", holds, then
+// "LABEL end NS" to a file: a child whose start and end are on the clock.
+const stampSource = `package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+func main() {
+	now := time.Now().UnixNano()
+	f, _ := os.OpenFile(os.Args[1], os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	fmt.Fprintf(f, "%s start %d\n", os.Args[2], now)
+	ms, _ := strconv.Atoi(os.Args[3])
+	time.Sleep(time.Duration(ms) * time.Millisecond)
+	fmt.Fprintf(f, "%s end %d\n", os.Args[2], time.Now().UnixNano())
+	f.Close()
+}
+`
+
+func buildStamp(b *testing.B) string {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(stampSource), 0o600)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module stamp\n"), 0o600)
+	out := filepath.Join(dir, "stamp")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir, cmd.Env, cmd.Stderr = dir, append(os.Environ(), "CGO_ENABLED=0"), os.Stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+func stamps(b *testing.B, path string) map[string]int64 {
+	out := map[string]int64{}
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return out
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var label, event string
+		var ns int64
+		fmt.Sscan(line, &label, &event, &ns)
+		out[label+" "+event] = ns
+	}
+	return out
+}
+
+// BenchmarkHandover measures, under --wait, the time from one holder's
+// child ending to the next child starting, against the same child's own
+// start-up when run directly: go test -run '^$' -bench Handover -benchtime 1x -args -rounds=30
+func BenchmarkHandover(b *testing.B) {
+	padrun, stamp := buildPadrun(b), buildStamp(b)
+	work := b.TempDir()
+	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
+	var handover, direct []sample
+	for r := 0; r < *rounds; r++ {
+		log := filepath.Join(work, fmt.Sprintf("stamps.%d", r))
+		file := filepath.Join(work, "s.jsonl")
+		holder := exec.Command(padrun, "--guard", file, "--", stamp, log, "a", "30")
+		holder.Env = env
+		if err := holder.Start(); err != nil {
+			b.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); stamps(b, log)["a start"] == 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatal("the holder never started")
+			}
+		}
+		waiter := exec.Command(padrun, "--wait", "1m", "--guard", file, "--", stamp, log, "b", "0")
+		waiter.Env = env
+		if err := waiter.Start(); err != nil {
+			b.Fatal(err)
+		}
+		holder.Wait()
+		if err := waiter.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		s := stamps(b, log)
+		handover = append(handover, sample{wall: time.Duration(s["b start"] - s["a end"])})
+
+		// The same child started directly: its own start-up.
+		start := time.Now().UnixNano()
+		if err := exec.Command(stamp, log, "c", "0").Run(); err != nil {
+			b.Fatal(err)
+		}
+		direct = append(direct, sample{wall: time.Duration(stamps(b, log)["c start"] - start)})
+	}
+	h, d := median(handover, wallOf), median(direct, wallOf)
+	fmt.Printf("\nhandover under --wait (child end -> next child start): median %s; the child's own start-up: %s; padrun's share: %s (%d rounds)\n",
+		h.Round(time.Microsecond), d.Round(time.Microsecond), (h - d).Round(time.Microsecond), *rounds)
+	b.ReportMetric(float64(h.Microseconds())/1000, "handover-ms")
+	b.ReportMetric(float64((h-d).Microseconds())/1000, "padrun-share-ms")
+}
+
+// BenchmarkRSS reads padrun's resident memory while its child runs:
+// go test -run '^$' -bench RSS -benchtime 1x -args -rounds=10
+func BenchmarkRSS(b *testing.B) {
+	padrun := buildPadrun(b)
+	work := b.TempDir()
+	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
+	var rss []sample
+	for r := 0; r < *rounds; r++ {
+		file := filepath.Join(work, "s.jsonl")
+		cmd := exec.Command(padrun, "--guard", file, "--", "sleep", "2")
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		// Wait until the child is recorded: padrun is past its start-up.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if m, err := os.ReadFile(file + ".live.json"); err == nil && strings.Contains(string(m), "childPid") {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatal("the child was never recorded")
+			}
+		}
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var kb int64
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				fmt.Sscan(v, &kb)
+			}
+		}
+		rss = append(rss, sample{wall: time.Duration(kb)})
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}
+	m := median(rss, wallOf)
+	fmt.Printf("\npadrun's resident memory while its child runs: median %.1f MiB (%d rounds)\n", float64(m)/1024, *rounds)
+	b.ReportMetric(float64(m)/1024, "rss-MiB")
+}
+
+// BenchmarkLsJSON times `padrun ls --json` over 1,000, 10,000 and 100,000
+// records (half of them alive): go test -run '^$' -bench LsJSON -benchtime 1x -args -rounds=5
+func BenchmarkLsJSON(b *testing.B) {
+	padrun := buildPadrun(b)
+	self := os.Getpid()
+	token := func() string {
+		s, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", self))
+		return strings.Fields(string(s)[strings.LastIndex(string(s), ")")+2:])[19]
+	}()
+	var first time.Duration
+	for _, n := range []int{1000, 10000, 100000} {
+		dir := filepath.Join(b.TempDir(), "reg")
+		os.MkdirAll(dir, 0o700)
+		for i := 0; i < n; i++ {
+			pid, start := 4000000+i, "1" // no such pid: dead
+			if i%2 == 0 {
+				pid, start = self, token
+			}
+			rec := fmt.Sprintf(`{"session_pid":%d,"session_pid_source":"self","session_pid_verified":true,"proc_start":"%s","agent":"a%d","pid":%d,"cwd":"/w","registered_at":"2026-11-30T08:00:00Z"}`, pid, start, i, pid)
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", 4000000+i)), []byte(rec), 0o600)
+		}
+		env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+dir)
+		s := alternate(b, env, dir, []string{padrun, "ls", "--json"})
+		m := median(s[0], wallOf)
+		if n == 1000 {
+			first = m
+		}
+		fmt.Printf("\npadrun ls --json over %6d records: median %s (%.1fx the 1,000-record time)\n", n, m.Round(time.Millisecond), float64(m)/float64(first))
+		if n == 10000 {
+			b.ReportMetric(float64(m.Microseconds())/1000, "ms-10k")
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -196,7 +197,10 @@ func cmdLs(args []string, stdout, stderr io.Writer) int {
 		rows = append(rows, e)
 	}
 	if asJSON {
-		writeJSON(stdout, rows)
+		if err := writeRows(stdout, rows); err != nil {
+			fmt.Fprintf(stderr, "padrun: ls: %v\n", err)
+			return exitFailed
+		}
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -291,6 +295,29 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	fs.BoolP("help", "h", false, "show this help")
 	fmt.Fprint(stdout, usage+fs.FlagUsages())
 	return 0
+}
+
+// writeRows writes the rows as a JSON array, each row as it is on disk
+// with its path and liveness added: no second pass re-indents them.
+func writeRows(w io.Writer, rows []registry.Entry) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("[")
+	for i, e := range rows {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+		bw.Write(b)
+	}
+	if len(rows) > 0 {
+		bw.WriteString("\n")
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
 }
 
 func writeJSON(w io.Writer, v any) {
