@@ -286,3 +286,20 @@ func TestInspect_NeverTakesTheLock(t *testing.T) {
 		t.Fatalf("Inspect = %+v, want held by our pid", st)
 	}
 }
+
+// A symlink planted at the temp name is never written through.
+func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("precious"), 0o600)
+	m := newMarker(file)
+	m.Nonce = "abcdefgh-0000-0000-0000-000000000000"
+	os.Symlink(target, filepath.Join(dir, ".s.jsonl.live.json.abcdefgh.tmp"))
+	if err := publish(MarkerPath(file), m, false); err == nil {
+		t.Fatal("published through a symlink at the temp path")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "precious" {
+		t.Fatalf("the symlink's target was written: %q", b)
+	}
+}

@@ -87,7 +87,7 @@ type Registry struct {
 // Open returns the registry at dir, creating it 0700 or tightening a looser mode.
 func Open(dir string) (*Registry, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("registry: create %s: %w", dir, err)
+		return nil, fmt.Errorf("registry: %w", err)
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {

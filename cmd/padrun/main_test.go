@@ -86,6 +86,8 @@ func params(dir string) testscript.Params {
 			"headerid":    cmdHeaderID,
 			"jsonget":     cmdJSONGet,
 			"procstate":   cmdProcstate,
+			"sigproc":     cmdSigproc,
+			"installbin":  cmdInstallbin,
 		},
 	}
 }
