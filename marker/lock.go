@@ -61,7 +61,13 @@ type Lock struct {
 	File   string
 	marker Marker
 	h      safefile.Handle
+	// NoFlock: the filesystem has no flock; the file is held by its marker
+	// alone, judged by the ladder, and the lock file is never unlinked.
+	NoFlock bool
 }
+
+// tryLock is the non-blocking flock; tests stand in a filesystem without it.
+var tryLock = safefile.TryLock
 
 // Acquire takes file for the session that m describes. It never blocks when
 // done is nil; otherwise it waits while the lock is busy, until done closes.
@@ -78,6 +84,8 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 		}
 		switch err := lockWait(h, done); err {
 		case nil:
+		case safefile.ErrNoLocking:
+			return acquireWithoutFlock(file, m, self, h)
 		case safefile.ErrBusy:
 			safefile.Close(h)
 			return nil, busy(file, self)
@@ -251,6 +259,10 @@ func (l *Lock) Release() error {
 			first = fmt.Errorf("marker: remove %s: %w", MarkerPath(l.File), err)
 		}
 	}
+	if l.NoFlock {
+		safefile.Close(l.h) // never unlink a lock file that is not locked
+		return first
+	}
 	if err := releaseLock(l.h, LockPath(l.File)); err != nil && first == nil {
 		first = fmt.Errorf("marker: release %s: %w", LockPath(l.File), err)
 	}
@@ -271,19 +283,75 @@ func openLock(path string) (safefile.Handle, error) {
 
 // releaseLock unlinks the lock file while it is still locked, so that no
 // lock file is left behind, then drops the lock. Every acquirer checks the
-// path still names the inode it locked.
+// path still names the inode it locked. With waiters blocked on it, the file
+// stays: the next holder unlinks it. (Unlinked, it would send every waiter
+// back to start over, all at once, at each release.)
 func releaseLock(h safefile.Handle, path string) error {
 	var err error
-	if safefile.SameFile(h, path) {
+	if safefile.SameFile(h, path) && !hasWaiters(h) {
 		err = os.Remove(path)
 	}
 	safefile.Close(h)
 	return err
 }
 
+// acquireWithoutFlock takes file on a filesystem without flock (ENOLCK,
+// EOPNOTSUPP): takeovers are serialised by an exclusive-create F.live.break
+// file, and the marker is read and judged again under it. A padrun marker is
+// then judged by its padrun's liveness, as no lock can tell.
+func acquireWithoutFlock(file string, m Marker, self ident.Self, h safefile.Handle) (*Lock, error) {
+	brk := BreakPath(file)
+	tag, _ := json.Marshal(struct {
+		Pid        int    `json:"pid"`
+		StartToken string `json:"startToken"`
+	}{self.Pid, self.StartToken})
+	for tries := 0; ; tries++ {
+		err := safefile.WriteNew(brk, tag)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || tries > 0 {
+			safefile.Close(h)
+			return nil, fmt.Errorf("marker: create %s: %w", brk, err)
+		}
+		// Another takeover is under way, or its taker died in it.
+		var other struct {
+			Pid        int         `json:"pid"`
+			StartToken ident.Token `json:"startToken"`
+		}
+		b, _, rerr := safefile.ReadBounded(brk, MaxSize)
+		if rerr == nil && json.Unmarshal(b, &other) == nil {
+			if v, _ := ident.Probe(other.Pid, string(other.StartToken)); v == ident.Dead {
+				os.Remove(brk) // Best effort: its taker is dead; try once more.
+				continue
+			}
+		}
+		safefile.Close(h)
+		return nil, &HeldError{File: file, Waitable: true,
+			Judgement: Judgement{ident.Unknown, "no flock here, and another process is taking the file over (" + filepath.Base(brk) + ")"}}
+	}
+	defer os.Remove(brk)
+	replace, err := takeover(file, self, time.Now())
+	if err == nil {
+		m.SessionFile = file
+		err = publish(MarkerPath(file), m, replace)
+	}
+	if err != nil {
+		safefile.Close(h)
+		if err == errChanged {
+			return nil, &HeldError{File: file, Waitable: true, Judgement: Judgement{ident.Unknown, "a marker appeared meanwhile"}}
+		}
+		return nil, err
+	}
+	return &Lock{File: file, marker: m, h: h, NoFlock: true}, nil
+}
+
+// BreakPath is the file that serialises takeovers where flock is missing.
+func BreakPath(file string) string { return file + ".live.break" }
+
 // lockWait flocks h, waiting until done closes when done is not nil.
 func lockWait(h safefile.Handle, done <-chan struct{}) error {
-	err := safefile.TryLock(h)
+	err := tryLock(h)
 	if err != safefile.ErrBusy || done == nil {
 		return err
 	}

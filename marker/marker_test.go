@@ -3,6 +3,7 @@
 package marker
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/marker/safefile"
 )
 
 var self = ident.ReadSelf()
@@ -170,6 +172,9 @@ func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 			break
 		}
 	}
+	// A releaser that unlinks the file as the waiter blocks on it: the
+	// waiter must notice when it wakes, and take the new inode.
+	os.Remove(LockPath(file))
 	first.Release()
 	second := <-got
 	defer second.Release()
@@ -301,5 +306,101 @@ func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "precious" {
 		t.Fatalf("the symlink's target was written: %q", b)
+	}
+}
+
+// noFlock stands in a filesystem without flock for the test.
+func noFlock(t *testing.T) {
+	t.Cleanup(func() { tryLock = safefile.TryLock })
+	tryLock = func(safefile.Handle) error { return safefile.ErrNoLocking }
+}
+
+func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
+	noFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil || !l.NoFlock {
+		t.Fatalf("Acquire = %v, %v; want a lock held by its marker alone", l, err)
+	}
+	if _, err := os.Lstat(BreakPath(file)); !os.IsNotExist(err) {
+		t.Fatal("the break file outlived the takeover")
+	}
+	// A second taker: our padrun is alive, so its marker refuses.
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("second Acquire = %v, want held", err)
+	}
+	// A takeover under way (a live taker's break file) refuses, waitable.
+	os.WriteFile(BreakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	var held *HeldError
+	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable {
+		t.Fatalf("Acquire beside a live break file = %v, want a waitable refusal", err)
+	}
+	os.Remove(BreakPath(file))
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(LockPath(file)); err != nil {
+		t.Fatal("the lock file was unlinked without a lock")
+	}
+	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
+		t.Fatal("the marker outlived its release")
+	}
+}
+
+func TestNoFlock_DeadTakerBreakFile_IsCleared(t *testing.T) {
+	noFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(BreakPath(file), []byte(`{"pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatalf("Acquire past a dead taker's break file = %v", err)
+	}
+	l.Release()
+}
+
+func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
+	noFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(MarkerPath(file), []byte(`{"tool":"padrun","pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatalf("Acquire over a dead padrun's marker = %v", err)
+	}
+	l.Release()
+}
+
+// With a waiter blocked on it, a release keeps the lock file: the waiter
+// wakes holding the inode the path still names, and unlinks it later.
+func TestRelease_WithWaiter_KeepsLockFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	first, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Lock)
+	go func() {
+		l, err := Acquire(file, newMarker(file), self, make(chan struct{}))
+		if err != nil {
+			t.Error(err)
+		}
+		got <- l
+	}()
+	for deadline := time.Now().Add(5 * time.Second); !hasWaiters(first.h); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never blocked")
+		}
+	}
+	var before syscall.Stat_t
+	syscall.Stat(LockPath(file), &before)
+	first.Release()
+	second := <-got
+	var held syscall.Stat_t
+	syscall.Fstat(second.h, &held)
+	if held.Ino != before.Ino {
+		t.Fatalf("the waiter holds inode %d, want the kept file's %d", held.Ino, before.Ino)
+	}
+	second.Release()
+	if _, err := os.Lstat(LockPath(file)); !os.IsNotExist(err) {
+		t.Fatal("the last release left its lock file")
 	}
 }

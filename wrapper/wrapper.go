@@ -260,6 +260,9 @@ func (s *session) acquireAll(files []string, proto marker.Marker, blockOn string
 			s.release()
 			return err
 		}
+		if l.NoFlock {
+			s.o.Log.Warn().Str("file", f).Msg("the filesystem has no flock: the file is held by its marker alone, judged by the verdict ladder")
+		}
 		s.locks = append(s.locks, l)
 	}
 	return nil

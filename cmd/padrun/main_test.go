@@ -58,6 +58,12 @@ func params(dir string) testscript.Params {
 			env.Setenv("CONTEND_N", strconv.Itoa(*contendN))
 			env.Setenv("CONTEND_ROUNDS", strconv.Itoa(*contendRounds))
 			envs.Store(env.WorkDir, env.Vars)
+			env.Defer(func() {
+				// A script that failed leaves its tmux server running.
+				for _, sock := range []string{"sock", "tmux.sock"} {
+					exec.Command("tmux", "-S", filepath.Join(env.WorkDir, sock), "kill-server").Run()
+				}
+			})
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
