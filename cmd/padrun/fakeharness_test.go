@@ -38,11 +38,17 @@ func fakeHarness() {
 		size     = flag.Bool("size", false, "log the terminal size with each trapped signal")
 		_        = flag.String("session", "", "a pinned session file, as pi takes it (ignored)")
 		_        = flag.Int("round", 0, "a tag for tests to find the process by (ignored)")
+		ignored  = flag.Bool("ignored", false, "print which of HUP, INT and QUIT were ignored at start")
 	)
 	flag.CommandLine.Init("fakeharness", flag.ExitOnError)
 	flag.Parse()
 	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) // no core files from QUIT
 
+	if *ignored {
+		for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT, unix.SIGQUIT} {
+			fmt.Printf("%s=%v\n", strings.TrimPrefix(unix.SignalName(sig), "SIG"), map[bool]string{true: "ignored", false: "default"}[signal.Ignored(sig)])
+		}
+	}
 	for _, name := range split(*ignore) {
 		signal.Ignore(sigByName(name))
 	}
