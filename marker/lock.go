@@ -283,12 +283,10 @@ func openLock(path string) (safefile.Handle, error) {
 
 // releaseLock unlinks the lock file while it is still locked, so that no
 // lock file is left behind, then drops the lock. Every acquirer checks the
-// path still names the inode it locked. With waiters blocked on it, the file
-// stays: the next holder unlinks it. (Unlinked, it would send every waiter
-// back to start over, all at once, at each release.)
+// path still names the inode it locked.
 func releaseLock(h safefile.Handle, path string) error {
 	var err error
-	if safefile.SameFile(h, path) && !hasWaiters(h) {
+	if safefile.SameFile(h, path) {
 		err = os.Remove(path)
 	}
 	safefile.Close(h)

@@ -172,10 +172,8 @@ func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 			break
 		}
 	}
-	// A releaser that unlinks the file as the waiter blocks on it: the
-	// waiter must notice when it wakes, and take the new inode.
-	os.Remove(LockPath(file))
-	first.Release()
+	first.Release() // unlinks the lock file: the waiter must take the new one
+
 	second := <-got
 	defer second.Release()
 	var a, b syscall.Stat_t
@@ -367,40 +365,4 @@ func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
 		t.Fatalf("Acquire over a dead padrun's marker = %v", err)
 	}
 	l.Release()
-}
-
-// With a waiter blocked on it, a release keeps the lock file: the waiter
-// wakes holding the inode the path still names, and unlinks it later.
-func TestRelease_WithWaiter_KeepsLockFile(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "s.jsonl")
-	first, err := Acquire(file, newMarker(file), self, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan *Lock)
-	go func() {
-		l, err := Acquire(file, newMarker(file), self, make(chan struct{}))
-		if err != nil {
-			t.Error(err)
-		}
-		got <- l
-	}()
-	for deadline := time.Now().Add(5 * time.Second); !hasWaiters(first.h); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the waiter never blocked")
-		}
-	}
-	var before syscall.Stat_t
-	syscall.Stat(LockPath(file), &before)
-	first.Release()
-	second := <-got
-	var held syscall.Stat_t
-	syscall.Fstat(second.h, &held)
-	if held.Ino != before.Ino {
-		t.Fatalf("the waiter holds inode %d, want the kept file's %d", held.Ino, before.Ino)
-	}
-	second.Release()
-	if _, err := os.Lstat(LockPath(file)); !os.IsNotExist(err) {
-		t.Fatal("the last release left its lock file")
-	}
 }

@@ -10,29 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hasWaiters reports whether /proc/locks shows a process blocked on the
-// flock of the file open as fd.
-func hasWaiters(fd int) bool {
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/locks")
-	if err != nil {
-		return false
-	}
-	ino := []byte(":" + strconv.FormatUint(st.Ino, 10))
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		// 1: -> FLOCK  ADVISORY  WRITE 1235 fd:01:5678 0 EOF
-		f := bytes.Fields(sc.Bytes())
-		if len(f) >= 7 && string(f[1]) == "->" && string(f[2]) == "FLOCK" && bytes.HasSuffix(f[6], ino) {
-			return true
-		}
-	}
-	return false
-}
-
 // lockHolder reads /proc/locks for a flock on the lock file. Inodes are
 // matched without the device: overlay filesystems report the device of the
 // layer below, and a false "held" only errs on the safe side.
