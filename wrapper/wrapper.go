@@ -111,6 +111,9 @@ func Run(o Options) (st supervise.Status, err error) {
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
+	// Only argv[0] is logged: the rest may hold a prompt, which is private.
+	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
+		Str("mode", plan.Mode).Strs("files", files).Msg("run")
 	path, err := supervise.LookPath(plan.Argv[0], os.Getenv("PATH"))
 	if err != nil {
 		return st, err
@@ -170,14 +173,23 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	defer child.Close() // the terminal is restored on every path, before cleanup
 	notify(sigs, supervise.Late)
+	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
 	stopRecord := s.recordChild(child.Pid)
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
 	stopWatch := s.watch(plan.Watch, now)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
+	o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	stopWatch()
 	stopHeartbeat()
 	stopRecord()
 	return st, nil
+}
+
+func signalName(s syscall.Signal) string {
+	if s == 0 {
+		return ""
+	}
+	return s.String()
 }
 
 // openRecord creates the --record file, 0600, never through a symlink.
