@@ -236,9 +236,6 @@ func nonceTag(nonce string) string {
 	return strconv.Itoa(os.Getpid())
 }
 
-// Marker returns the marker this lock published.
-func (l *Lock) Marker() Marker { return l.marker }
-
 // SetChild records the child in the marker with an atomic rewrite.
 func (l *Lock) SetChild(pid int, token string) error {
 	l.marker.ChildPid, l.marker.ChildStartToken = pid, ident.Token(token)
