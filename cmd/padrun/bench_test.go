@@ -120,20 +120,60 @@ func BenchmarkPiPrint(b *testing.B) {
 	}
 }
 
+// floorSource is the Go floor: a bare program that flocks, writes a
+// marker, fork/execs and waits, with none of padrun's checks.
+const floorSource = `package main
+
+import (
+	"os"
+	"syscall"
+)
+
+func main() {
+	f := os.Args[1]
+	fd, _ := syscall.Open(f+".live.lock", syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+	os.WriteFile(f+".live.json.tmp", []byte("{\"v\":1,\"pid\":1}"), 0o600)
+	os.Rename(f+".live.json.tmp", f+".live.json")
+	pid, _ := syscall.ForkExec(os.Args[2], os.Args[2:], &syscall.ProcAttr{Files: []uintptr{0, 1, 2}})
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil)
+	os.Remove(f + ".live.json")
+	os.Remove(f + ".live.lock")
+}
+`
+
+// buildGo builds a one-file Go program, static.
+func buildGo(b *testing.B, name, source string) string {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(source), 0o600)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+name+"\n"), 0o600)
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir, cmd.Env, cmd.Stderr = dir, append(os.Environ(), "CGO_ENABLED=0"), os.Stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
 // BenchmarkOverhead measures padrun's own cost: `padrun --guard F --
-// /bin/true` against `flock L /bin/true` and a direct /bin/true:
-// go test -run '^$' -bench Overhead -benchtime 1x -rounds 200
+// /bin/true` against a direct /bin/true, `flock L /bin/true`, and the Go
+// floor (a bare Go program that flocks, writes a marker and fork/execs):
+// go test -run '^$' -bench Overhead -benchtime 1x -args -rounds=300
 func BenchmarkOverhead(b *testing.B) {
-	padrun := buildPadrun(b)
+	padrun, floor := buildPadrun(b), buildGo(b, "floor", floorSource)
 	work := b.TempDir()
 	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
 	for i := 0; i < b.N; i++ {
 		s := alternate(b, env, work,
 			[]string{"/bin/true"},
 			[]string{"flock", filepath.Join(work, "L"), "/bin/true"},
+			[]string{floor, filepath.Join(work, "G"), "/bin/true"},
 			[]string{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"})
-		report(b, []string{"/bin/true", "flock L /bin/true", "padrun --guard F -- true"}, s)
-		fmt.Printf("padrun against flock(1): wall %.2fx\n", float64(median(s[2], wallOf))/float64(median(s[1], wallOf)))
+		report(b, []string{"/bin/true", "flock L /bin/true", "Go floor", "padrun --guard F -- true"}, s)
+		flock := float64(median(s[1], wallOf))
+		fmt.Printf("against flock(1): Go floor %.2fx, padrun %.2fx\n", float64(median(s[2], wallOf))/flock, float64(median(s[3], wallOf))/flock)
 	}
 }
 
@@ -190,18 +230,7 @@ func main() {
 }
 `
 
-func buildStamp(b *testing.B) string {
-	dir := b.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte(stampSource), 0o600)
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module stamp\n"), 0o600)
-	out := filepath.Join(dir, "stamp")
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	cmd.Dir, cmd.Env, cmd.Stderr = dir, append(os.Environ(), "CGO_ENABLED=0"), os.Stderr
-	if err := cmd.Run(); err != nil {
-		b.Fatal(err)
-	}
-	return out
-}
+func buildStamp(b *testing.B) string { return buildGo(b, "stamp", stampSource) }
 
 func stamps(b *testing.B, path string) map[string]int64 {
 	out := map[string]int64{}
