@@ -6,7 +6,6 @@ package supervise
 import (
 	"io"
 	"syscall"
-	"time"
 )
 
 // ExecError says the command could not be run.
@@ -30,10 +29,6 @@ type Spec struct {
 	Path string   // the executable, from LookPath
 	Args []string // argv, Args[0] included
 	Env  []string
-	// Grace is how long a child has between TERM and KILL.
-	Grace time.Duration
-	// Timeout, when positive, ends the child after that long.
-	Timeout time.Duration
 	// Pty runs the child on a new pseudo-terminal.
 	Pty bool
 	// Record, when set, receives the session's output as the user sees it.

@@ -18,6 +18,10 @@ import (
 
 const helperEnv = "SUPERVISE_TEST_HELPER"
 
+// grace is the grace period of the tests: short, as their children either
+// handle TERM at once or ignore it.
+const grace = 100 * time.Millisecond
+
 // TestHelperProcess is not a test: it is the child the other tests start,
 // as in os/exec's own tests. Its behaviour comes from the environment.
 func TestHelperProcess(t *testing.T) {
@@ -53,10 +57,9 @@ func helper(t *testing.T, mode string) (Spec, string) {
 	runtime.LockOSThread() // the parent-death signal follows the forking thread
 	readyFile := filepath.Join(t.TempDir(), "ready")
 	return Spec{
-		Path:  os.Args[0],
-		Args:  []string{os.Args[0], "-test.run=^TestHelperProcess$"},
-		Env:   append(os.Environ(), helperEnv+"="+mode, "READY="+readyFile),
-		Grace: 100 * time.Millisecond,
+		Path: os.Args[0],
+		Args: []string{os.Args[0], "-test.run=^TestHelperProcess$"},
+		Env:  append(os.Environ(), helperEnv+"="+mode, "READY="+readyFile),
 	}, readyFile
 }
 
@@ -74,7 +77,7 @@ func run(t *testing.T, s Spec, sigs chan os.Signal, timeout time.Duration) Statu
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Supervise(sigs, s.Grace, timeout)
+	return c.Supervise(sigs, grace, timeout)
 }
 
 func TestSupervise_ExitStatusIsTheChilds(t *testing.T) {
@@ -107,7 +110,7 @@ func TestSupervise_GraceThenKill(t *testing.T) {
 	}
 	waitReady(t, readyFile)
 	sigs <- syscall.SIGTERM
-	if st := c.Supervise(sigs, s.Grace, 0); st.Signal != syscall.SIGKILL {
+	if st := c.Supervise(sigs, grace, 0); st.Signal != syscall.SIGKILL {
 		t.Fatalf("status %+v, want death by KILL after the grace", st)
 	}
 }

@@ -92,6 +92,7 @@ func params(dir string) testscript.Params {
 			"headerid":    cmdHeaderID,
 			"jsonget":     cmdJSONGet,
 			"procstate":   cmdProcstate,
+			"waitnewer":   cmdWaitnewer,
 			"sigproc":     cmdSigproc,
 			"installbin":  cmdInstallbin,
 		},

@@ -3,6 +3,7 @@ package harness
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -168,7 +169,7 @@ func claude(argv []string, env Env) Plan {
 			id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 			p.Files, p.SessionID = []string{f}, id
 			if !env.NoPin {
-				p.Argv = append(append(slicesClone(argv[:a.contAt]), "--resume", id), argv[a.contAt+1:]...)
+				p.Argv = append(append(slices.Clone(argv[:a.contAt]), "--resume", id), argv[a.contAt+1:]...)
 			}
 			break
 		}
@@ -183,5 +184,3 @@ func claude(argv []string, env Env) Plan {
 	p.Watch = []Watch{watch}
 	return p
 }
-
-func slicesClone(s []string) []string { return append([]string(nil), s...) }
