@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/padrun/padrun/wrapper/harness"
 )
@@ -45,43 +46,96 @@ func guardedFiles(guards, found []string) ([]string, error) {
 	return slices.Compact(files), nil
 }
 
-// CanonicalFile resolves the folder of p; the file itself need not exist.
+// CanonicalFile returns the name the kernel resolves p to (see Resolve);
+// the file itself need not exist. A path ending in a separator names a
+// folder and is refused.
 func CanonicalFile(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if strings.HasSuffix(p, string(filepath.Separator)) {
+	if strings.HasSuffix(p, string(filepath.Separator)) || strings.HasSuffix(p, "/") {
 		return "", fmt.Errorf("%s names a folder, not a session file", p)
 	}
-	dir, err := CanonicalDir(filepath.Dir(abs))
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, filepath.Base(abs)), nil
+	return Resolve(p)
 }
 
-// CanonicalDir resolves the symlinks of dir's longest existing prefix.
+// CanonicalDir returns the name the kernel resolves dir to (see Resolve).
 func CanonicalDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
+	return Resolve(dir)
+}
+
+// maxLinks bounds the symlinks followed in one path, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// Resolve returns the one name of what p names, as the kernel resolves it
+// when a process opens p: joined to the real working folder (getcwd(2),
+// never $PWD), each component in turn, symlinks first and ".." after them,
+// the last component too when it is a symlink. Unlike filepath.Abs it does
+// not clean ".." by string editing, and unlike filepath.EvalSymlinks the
+// path need not exist: from the first component that does not, the rest is
+// kept as named (cleaned, as mkdir -p reads it).
+func Resolve(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("wrapper: resolve: empty path")
 	}
-	var rest []string
+	if !filepath.IsAbs(p) {
+		wd, err := workingDir()
+		if err != nil {
+			return "", fmt.Errorf("wrapper: current folder: %w", err)
+		}
+		p = wd + string(filepath.Separator) + p
+	}
+	vol := filepath.VolumeName(p)
+	done := vol + string(filepath.Separator)
+	todo := components(p[len(vol):])
+	links := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case ".":
+			continue
+		case "..":
+			done = filepath.Dir(done) // done has no symlink: its parent is real
+			continue
+		}
+		next := filepath.Join(done, c)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return filepath.Join(append([]string{next}, todo...)...), nil
+		case err != nil:
+			return "", fmt.Errorf("wrapper: resolve %s: %w", p, err)
+		case fi.Mode()&os.ModeSymlink == 0:
+			done = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("wrapper: resolve %s: too many levels of symbolic links", p)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("wrapper: resolve %s: %w", p, err)
+		}
+		if filepath.IsAbs(target) {
+			v := filepath.VolumeName(target)
+			done, target = v+string(filepath.Separator), target[len(v):]
+		}
+		todo = append(components(target), todo...)
+	}
+	return done, nil
+}
+
+// components splits a path into its names, without empty ones.
+func components(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 128 })
+}
+
+// workingDir is the real working folder, from getcwd(2): $PWD may name it
+// through a symlink, and the kernel resolves ".." from the real one.
+func workingDir() (string, error) {
 	for {
-		r, err := filepath.EvalSymlinks(abs)
-		if err == nil {
-			return filepath.Join(append([]string{r}, rest...)...), nil
+		wd, err := syscall.Getwd()
+		if err != syscall.EINTR {
+			return wd, err
 		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return "", err
-		}
-		rest = append([]string{filepath.Base(abs)}, rest...)
-		abs = parent
 	}
 }
 
@@ -135,4 +189,25 @@ func padTOMLAgent(path string) (string, bool) {
 		return "", false
 	}
 	return "", false
+}
+
+// checkNames warns about every session file that has more than one name: a
+// hard link is a second name that padrun cannot see, and a run through it
+// would take a second hold. With strict it refuses instead.
+func checkNames(files []string, strict bool, warn func(string)) error {
+	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil {
+			continue // not there yet: one name
+		}
+		n := linkCount(fi)
+		if n <= 1 {
+			continue
+		}
+		if strict {
+			return &UsageError{fmt.Sprintf("%s has %d names (hard links) and --strict is set: padrun cannot hold the other names", f, n)}
+		}
+		warn(fmt.Sprintf("%s has %d names (hard links): padrun holds it by this name only; a run through another name is not refused", f, n))
+	}
+	return nil
 }

@@ -92,7 +92,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	s := &session{o: o, self: ident.ReadSelf()}
 	cwd, err := CanonicalDir(".")
 	if err != nil {
-		return st, fmt.Errorf("wrapper: current folder: %w", err)
+		return st, err
 	}
 	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
 	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
@@ -104,6 +104,9 @@ func Run(o Options) (st supervise.Status, err error) {
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {
 		return st, &UsageError{err.Error()}
+	}
+	if err := checkNames(files, o.Strict, func(msg string) { o.Log.Warn().Msg(msg) }); err != nil {
+		return st, err
 	}
 	if plan.Unknown != "" {
 		if o.Strict {
