@@ -118,11 +118,14 @@ type Judgement struct {
 
 func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
 
-// Judge runs the verdict ladder of the contract on h.
+// Judge runs the verdict ladder of the contract on h. Boot and machine ids
+// are compared normalised (ident.NormalizeID).
 func Judge(h Holder, self ident.Self, now time.Time) Judgement {
 	if h.Pid <= 0 {
 		return Judgement{ident.Unknown, "unreadable: no pid recorded"}
 	}
+	h.BootID, h.MachineID = ident.NormalizeID(h.BootID), ident.NormalizeID(h.MachineID)
+	self.BootID, self.MachineID = ident.NormalizeID(self.BootID), ident.NormalizeID(self.MachineID)
 	if other, why := otherMachine(h, self); other {
 		return remote(h, now, why)
 	}

@@ -82,6 +82,13 @@ func TestVerdictLadder(t *testing.T) {
 		{"SameBootID_ProvesSameMachine", with(func(h *Holder) { h.MachineID, h.Hostname = "", "renamed" }), ident.Alive, "start time matches"},
 		{"NoMachineTokens_IsThisMachine", with(func(h *Holder) { h.MachineID, h.BootID, h.Hostname = "", "", "" }), ident.Alive, "start time matches"},
 		{"PreviousBoot_IsDead", with(func(h *Holder) { h.BootID = "0000" }), ident.Dead, "previous boot"},
+		{"BootID_TrailingNewline_IsThisBoot", with(func(h *Holder) { h.BootID += "\n" }), ident.Alive, "start time matches, same boot"},
+		{"BootID_UpperCase_IsThisBoot", with(func(h *Holder) { h.BootID = strings.ToUpper(h.BootID) }), ident.Alive, "start time matches, same boot"},
+		{"BootID_NoDashes_IsThisBoot", with(func(h *Holder) { h.BootID = strings.ReplaceAll(h.BootID, "-", "") }), ident.Alive, "start time matches, same boot"},
+		{"BootID_Spaces_IsThisBoot", with(func(h *Holder) { h.BootID = "  " + strings.ToUpper(h.BootID) + " \t\n" }), ident.Alive, "same boot"},
+		{"MachineID_TrailingNewline_IsThisMachine", with(func(h *Holder) { h.MachineID += "\n" }), ident.Alive, "same machine"},
+		{"MachineID_UpperCaseWithDashes_IsThisMachine", with(func(h *Holder) { h.MachineID = dashed(strings.ToUpper(h.MachineID)) }), ident.Alive, "same machine"},
+		{"MachineID_NoBootID_Normalised_IsThisMachine", with(func(h *Holder) { h.MachineID, h.BootID = strings.ToUpper(h.MachineID)+"\n", "" }), ident.Alive, "same machine"},
 		{"OtherPidNamespace_IsUnknown", with(func(h *Holder) { h.PidNamespace = "1" }), ident.Unknown, "another pid namespace"},
 		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *Holder) {
 			h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
@@ -102,6 +109,14 @@ func TestVerdictLadder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dashed writes a 32-digit id as a UUID, with dashes.
+func dashed(id string) string {
+	if len(id) != 32 {
+		return id
+	}
+	return id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
 }
 
 func newMarker(file string) Marker {

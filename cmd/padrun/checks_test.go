@@ -121,7 +121,9 @@ func deadPid(ts *testscript.TestScript) int {
 
 // writemarker FILE KIND writes FILE.live.json as another tool (or a dead
 // padrun) would: KIND is live, wrongtoken, otherboot, othermachine-fresh,
-// othermachine-stale, otherns, corrupt or orphan. The live pid is this
+// othermachine-stale, otherns, corrupt or orphan; rawboot, upperboot,
+// nodashboot and rawmachine write this boot's or machine's id in another
+// form (a newline, upper case, no dashes). The live pid is this
 // test process's own.
 func cmdWriteMarker(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
@@ -148,6 +150,17 @@ func cmdWriteMarker(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "otherns":
 		m["pidNamespace"] = "1"
+	case "rawboot": // this boot's id as the kernel gives it, newline and all
+		b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+		ts.Check(err)
+		m["bootId"] = string(b)
+	case "upperboot":
+		m["bootId"] = strings.ToUpper(trimmedFile(ts, "/proc/sys/kernel/random/boot_id"))
+	case "nodashboot":
+		m["bootId"] = strings.ReplaceAll(trimmedFile(ts, "/proc/sys/kernel/random/boot_id"), "-", "")
+	case "rawmachine": // this machine's id with dashes, upper case, a newline
+		id, _ := os.ReadFile("/etc/machine-id") // Best effort: without one, padrun reads none either
+		m["machineId"] = strings.ToUpper(dashedID(strings.TrimSpace(string(id)))) + "\n"
 	case "orphan":
 		m = map[string]any{"v": 1, "tool": "padrun", "pid": deadPid(ts), "startToken": "1", "childPid": self, "childStartToken": token}
 	case "corrupt":
@@ -358,4 +371,12 @@ func cmdWaitnewer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("the mtime of %s did not move within 10s", args[0])
+}
+
+// dashedID writes a 32-digit id as a UUID, with dashes.
+func dashedID(id string) string {
+	if len(id) != 32 {
+		return id
+	}
+	return id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
 }

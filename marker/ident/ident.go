@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Verdict is the answer to "is this holder still alive?".
@@ -123,4 +124,11 @@ func (t *Token) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return json.Unmarshal(b, (*string)(t))
+}
+
+// NormalizeID is a boot or machine id in the one form they are compared in:
+// whitespace trimmed, lower case, dashes removed. Other tools write the
+// kernel's boot_id with its trailing newline, or as a bare hex string.
+func NormalizeID(id string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(id)), "-", "")
 }

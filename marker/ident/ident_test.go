@@ -67,3 +67,21 @@ func TestProbe_DeadPid_IsDead(t *testing.T) {
 		t.Fatalf("reaped pid: %s (%s), want dead", v, why)
 	}
 }
+
+func TestNormalizeID(t *testing.T) {
+	const want = "34b40071a2c94c1e9f3b0d5e6f7a8b9c"
+	for _, in := range []string{
+		want,
+		"34b40071-a2c9-4c1e-9f3b-0d5e6f7a8b9c",
+		"34b40071-a2c9-4c1e-9f3b-0d5e6f7a8b9c\n",
+		"34B40071-A2C9-4C1E-9F3B-0D5E6F7A8B9C",
+		" \t34B40071A2C94C1E9F3B0D5E6F7A8B9C\r\n",
+	} {
+		if got := NormalizeID(in); got != want {
+			t.Errorf("NormalizeID(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if NormalizeID("") != "" || NormalizeID(" \n") != "" {
+		t.Error("an empty id must stay empty: it names no boot")
+	}
+}
