@@ -122,15 +122,6 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, err
 	}
 	agent := resolveAgent(o.Agent, cwd, plan.Harness)
-	var record io.Writer
-	if o.Record != "" {
-		f, err := openRecord(o.Record)
-		if err != nil {
-			return st, err
-		}
-		defer f.Close()
-		record = f
-	}
 
 	reg, err := openRegistry()
 	if err != nil {
@@ -145,6 +136,17 @@ func Run(o Options) (st supervise.Status, err error) {
 	s.proto = proto
 	if err := s.acquire(files, proto, sigs); err != nil {
 		return st, err
+	}
+	// The record may be another session's: touch it only once this run
+	// holds every file, so a refused run changes nothing.
+	var record io.Writer
+	if o.Record != "" {
+		f, err := openRecord(o.Record)
+		if err != nil {
+			return st, err
+		}
+		defer f.Close()
+		record = f
 	}
 	s.reg = reg
 	s.rec = &registry.Record{
