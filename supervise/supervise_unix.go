@@ -12,9 +12,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// fatal lists the signals whose default action ends a process with a core
+// dump and that kill(2) can send; Go would answer them with a goroutine dump
+// and exit 2. padrun handles them like TERM.
+var fatal = []os.Signal{unix.SIGABRT, unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, unix.SIGILL, unix.SIGSYS, unix.SIGTRAP}
+
 // Abort lists the signals that abort a run before its child starts, in the
 // order they are registered.
-var Abort = []os.Signal{unix.SIGTERM, unix.SIGHUP, unix.SIGINT, unix.SIGQUIT}
+var Abort = append([]os.Signal{unix.SIGTERM, unix.SIGHUP, unix.SIGINT, unix.SIGQUIT}, fatal...)
+
+// ends reports whether sig, forwarded to the child, starts the grace period
+// after which every process of the session is killed: TERM's way.
+func ends(sig syscall.Signal) bool {
+	if sig == unix.SIGTERM || sig == unix.SIGHUP {
+		return true
+	}
+	for _, f := range fatal {
+		if f == sig {
+			return true
+		}
+	}
+	return false
+}
 
 // Late lists the signals that only matter once a child runs; registering
 // them after the start keeps them off the start-up path.
@@ -196,7 +215,7 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 				continue
 			}
 			unix.Kill(c.Pid, sig) // Best effort: the child may be exiting.
-			if sig == unix.SIGTERM || sig == unix.SIGHUP {
+			if ends(sig) {
 				startGrace()
 			}
 		case <-stopped:

@@ -68,6 +68,10 @@ type session struct {
 	proto marker.Marker // the marker published for each file, but its nonce
 	reg   *registry.Registry
 
+	// registered closes once the abort signals are registered: before a
+	// wait, so that a signal sent to a waiting padrun aborts it.
+	registered <-chan struct{}
+
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
 	rec   *registry.Record
@@ -89,7 +93,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	registered := notify(sigs, supervise.Abort)
 	go warmJSON()
 
-	s := &session{o: o, self: ident.ReadSelf()}
+	s := &session{o: o, self: ident.ReadSelf(), registered: registered}
 	cwd, err := CanonicalDir(".")
 	if err != nil {
 		return st, err
@@ -242,6 +246,7 @@ func (s *session) acquire(files []string, proto marker.Marker, sigs <-chan os.Si
 			return err
 		}
 		if !said {
+			<-s.registered
 			fmt.Fprintf(s.o.Stderr, "padrun: waiting up to %s for %s: %s\n", s.o.Wait, held.File, Describe(held, time.Now()))
 			said = true
 		}

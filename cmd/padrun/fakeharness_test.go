@@ -57,9 +57,10 @@ func fakeHarness() {
 		signal.Notify(trapped, sigByName(name))
 	}
 	// Other signals kill it as they would a C program: the Go runtime would
-	// ignore USR1 and exit 2 on QUIT.
+	// ignore USR1, and exit 2 with a goroutine dump on QUIT, ABRT or SEGV.
 	fatal := make(chan os.Signal, 1)
-	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGUSR1, unix.SIGUSR2} {
+	for _, sig := range []syscall.Signal{unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGUSR1, unix.SIGUSR2,
+		unix.SIGABRT, unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, unix.SIGILL, unix.SIGSYS, unix.SIGTRAP} {
 		if !signal.Ignored(sig) && !strings.Contains(","+*trap+",", ","+strings.TrimPrefix(unix.SignalName(sig), "SIG")+",") {
 			signal.Notify(fatal, sig)
 		}
