@@ -135,30 +135,36 @@ func busy(file string, self ident.Self) *HeldError {
 // whether a marker is there to replace, or a *HeldError.
 func takeover(file string, self ident.Self, now time.Time) (replace bool, err error) {
 	m, err := Read(file)
+	var ue *UnreadableError
 	switch {
 	case err == errMarkerAbsent:
 		return false, nil
+	case errors.As(err, &ue):
+		return false, &HeldError{File: file, Unreadable: true, Judgement: Judgement{ident.Unknown, "unreadable: " + ue.Why}}
 	case err != nil:
-		why := err.Error()
-		var ue *UnreadableError
-		if errors.As(err, &ue) {
-			why = ue.Why
-		}
-		return false, &HeldError{File: file, Unreadable: true, Judgement: Judgement{ident.Unknown, "unreadable: " + why}}
+		return false, err // padrun's own failure: reported as itself
 	}
 	refuse := func(j Judgement) error {
 		return &HeldError{File: file, Holder: m, Judgement: j,
 			Waitable: j.Verdict == ident.Alive || m.HeartbeatSeconds > 0}
 	}
 	if m.Tool != Tool {
-		if j := Judge(m.Holder(), self, now); j.Verdict != ident.Dead {
+		j, err := judge(m.Holder(), self, now)
+		if err != nil {
+			return false, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
+		}
+		if j.Verdict != ident.Dead {
 			return false, refuse(j)
 		}
 		return true, nil
 	}
 	// A padrun marker whose lock is free: its padrun is gone, or still
 	// exiting after SIGKILL, before the kernel killed its child.
-	if j := Judge(m.Holder(), self, now); j.Verdict != ident.Dead {
+	j, err := judge(m.Holder(), self, now)
+	if err != nil {
+		return false, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
+	}
+	if j.Verdict != ident.Dead {
 		j.Reason = "its padrun released the lock but " + j.Reason
 		if j.Verdict == ident.Alive {
 			j.Reason += " (still exiting?)"
@@ -166,7 +172,11 @@ func takeover(file string, self ident.Self, now time.Time) (replace bool, err er
 		return false, refuse(j)
 	}
 	if child, ok := m.Child(); ok {
-		if j := Judge(child, self, now); j.Verdict != ident.Dead {
+		j, err := judge(child, self, now)
+		if err != nil {
+			return false, fmt.Errorf("marker: judge the child in %s: %w", MarkerPath(file), err)
+		}
+		if j.Verdict != ident.Dead {
 			j.Reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but its child " + j.Reason
 			return false, refuse(j)
 		}
@@ -183,15 +193,21 @@ type UnreadableError struct {
 func (e *UnreadableError) Error() string { return "marker: " + e.Path + ": " + e.Why }
 
 // Read reads and parses the marker of file, bounded to MaxSize. A missing
-// marker is errMarkerAbsent; one that cannot be judged, an *UnreadableError.
+// marker is errMarkerAbsent; one that cannot be judged (a symlink, not a
+// regular file, too large, not a marker), an *UnreadableError; any other
+// error is padrun's own.
 func Read(file string) (*Marker, error) {
 	path := MarkerPath(file)
 	b, mtime, err := safefile.ReadBounded(path, MaxSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, errMarkerAbsent
-	case err != nil:
+	case errors.Is(err, safefile.ErrSymlink), errors.Is(err, safefile.ErrNotRegular), errors.Is(err, safefile.ErrTooLarge):
 		return nil, &UnreadableError{path, err.Error()}
+	case err != nil:
+		// Out of descriptors or memory, an I/O error: padrun's own
+		// failure, never a fact about the marker's holder.
+		return nil, fmt.Errorf("marker: read %s: %w", path, err)
 	}
 	m, err := Parse(b)
 	if err != nil {

@@ -121,25 +121,33 @@ func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason
 // Judge runs the verdict ladder of the contract on h. Boot and machine ids
 // are compared normalised (ident.NormalizeID).
 func Judge(h Holder, self ident.Self, now time.Time) Judgement {
+	j, _ := judge(h, self, now)
+	return j
+}
+
+// judge is Judge, and the error of padrun's own (out of descriptors or
+// memory) that left the verdict unknown, which callers that decide report
+// as itself.
+func judge(h Holder, self ident.Self, now time.Time) (Judgement, error) {
 	if h.Pid <= 0 {
-		return Judgement{ident.Unknown, "unreadable: no pid recorded"}
+		return Judgement{ident.Unknown, "unreadable: no pid recorded"}, nil
 	}
 	h.BootID, h.MachineID = ident.NormalizeID(h.BootID), ident.NormalizeID(h.MachineID)
 	self.BootID, self.MachineID = ident.NormalizeID(self.BootID), ident.NormalizeID(self.MachineID)
 	if other, why := otherMachine(h, self); other {
-		return remote(h, now, why)
+		return remote(h, now, why), nil
 	}
 	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
-		return Judgement{ident.Dead, "pid " + strconv.Itoa(h.Pid) + " ran in a previous boot (boot id " + short(h.BootID) + ", now " + short(self.BootID) + ")"}
+		return Judgement{ident.Dead, "pid " + strconv.Itoa(h.Pid) + " ran in a previous boot (boot id " + short(h.BootID) + ", now " + short(self.BootID) + ")"}, nil
 	}
 	if h.PidNamespace != "" && self.PidNamespace != "" && h.PidNamespace != self.PidNamespace {
-		return remote(h, now, "another pid namespace ("+h.PidNamespace+"), pid "+strconv.Itoa(h.Pid)+" cannot be checked")
+		return remote(h, now, "another pid namespace ("+h.PidNamespace+"), pid "+strconv.Itoa(h.Pid)+" cannot be checked"), nil
 	}
-	v, why := ident.Probe(h.Pid, h.StartToken)
+	v, why, err := ident.Check(h.Pid, h.StartToken)
 	if v != ident.Dead {
 		why += sameBoot(h, self)
 	}
-	return Judgement{v, why}
+	return Judgement{v, why}, err
 }
 
 // otherMachine tells whether h ran on another machine than self.

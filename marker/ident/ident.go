@@ -8,9 +8,12 @@ package ident
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Verdict is the answer to "is this holder still alive?".
@@ -62,36 +65,54 @@ func ReadSelf() Self {
 // start token (empty when none was recorded) on this machine, in this pid
 // namespace. The reason says why, for people.
 func Probe(pid int, token string) (Verdict, string) {
+	v, why, _ := Check(pid, token)
+	return v, why
+}
+
+// Check is Probe, and also returns the error of this process's own that left
+// the verdict unknown (out of descriptors or memory, see Exhausted): such a
+// verdict says nothing of the holder, and the caller reports the error.
+func Check(pid int, token string) (Verdict, string, error) {
 	if pid <= 0 {
-		return Unknown, "no pid recorded"
+		return Unknown, "no pid recorded", nil
 	}
 	p := strconv.Itoa(pid)
 	switch exists(pid) {
 	case Dead:
-		return Dead, "pid " + p + " is gone"
+		return Dead, "pid " + p + " is gone", nil
 	case Unknown:
-		return Unknown, "pid " + p + " cannot be checked"
+		return Unknown, "pid " + p + " cannot be checked", nil
 	}
 	st, err := readProc(pid)
-	if err != nil {
-		if token == "" {
-			return Alive, "pid " + p + " exists (unverified: no start time recorded)"
-		}
-		return Unknown, "pid " + p + " exists but its start time cannot be read"
+	switch {
+	case err != nil && Exhausted(err):
+		return Unknown, "pid " + p + " exists but its start time cannot be read", fmt.Errorf("ident: read the state of pid %d: %w", pid, err)
+	case err != nil && token == "":
+		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
+	case err != nil:
+		return Unknown, "pid " + p + " exists but its start time cannot be read", nil
 	}
 	switch {
 	case !st.process:
-		return Dead, "pid " + p + " is a thread, not a process"
+		return Dead, "pid " + p + " is a thread, not a process", nil
 	case st.zombie:
-		return Dead, "pid " + p + " is a zombie"
+		return Dead, "pid " + p + " is a zombie", nil
 	case token == "":
-		return Alive, "pid " + p + " exists (unverified: no start time recorded)"
+		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
 	case st.start == "":
-		return Unknown, "pid " + p + " exists but its start time cannot be read"
+		return Unknown, "pid " + p + " exists but its start time cannot be read", nil
 	case st.start != token:
-		return Dead, "pid " + p + " was reused (start time " + st.start + ", recorded " + token + ")"
+		return Dead, "pid " + p + " was reused (start time " + st.start + ", recorded " + token + ")", nil
 	}
-	return Alive, "pid " + p + " start time matches"
+	return Alive, "pid " + p + " start time matches", nil
+}
+
+// Exhausted reports whether err is this process running out of a resource
+// (descriptors, memory, buffers): padrun's own failure, never a fact about a
+// holder.
+func Exhausted(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.ENOBUFS)
 }
 
 // StartToken returns the start token of pid: on Linux, field 22 of its stat file.
