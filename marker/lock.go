@@ -1,6 +1,8 @@
 package marker
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -225,7 +227,7 @@ func publish(path string, m Marker, replace bool) error {
 	if err != nil {
 		return fmt.Errorf("marker: encode: %w", err)
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+nonceTag(m.Nonce)+".tmp")
+	tmp := filepath.Join(filepath.Dir(path), tempName())
 	if err := safefile.WriteNew(tmp, b); err != nil {
 		return fmt.Errorf("marker: write %s: %w", tmp, err)
 	}
@@ -245,11 +247,14 @@ func publish(path string, m Marker, replace bool) error {
 	return nil
 }
 
-func nonceTag(nonce string) string {
-	if len(nonce) > 8 {
-		return nonce[:8]
-	}
-	return strconv.Itoa(os.Getpid())
+// tempName is a fresh name for a marker on its way: short and fixed in
+// length, so it fits NAME_MAX whenever the marker's own name does, and
+// never matching *.live.json.
+// A variable: tests fix it to plant something at the temp path.
+var tempName = func() string {
+	var b [6]byte
+	rand.Read(b[:]) // Best effort: never fails on the systems padrun runs on; a clash fails the exclusive create.
+	return ".padrun-" + hex.EncodeToString(b[:]) + ".tmp"
 }
 
 // SetChild records the child in the marker with an atomic rewrite.

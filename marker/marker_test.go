@@ -312,8 +312,9 @@ func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
 	target := filepath.Join(dir, "target")
 	os.WriteFile(target, []byte("precious"), 0o600)
 	m := newMarker(file)
-	m.Nonce = "abcdefgh-0000-0000-0000-000000000000"
-	os.Symlink(target, filepath.Join(dir, ".s.jsonl.live.json.abcdefgh.tmp"))
+	t.Cleanup(func(old func() string) func() { return func() { tempName = old } }(tempName))
+	tempName = func() string { return ".padrun-planted.tmp" }
+	os.Symlink(target, filepath.Join(dir, ".padrun-planted.tmp"))
 	if err := publish(MarkerPath(file), m, false); err == nil {
 		t.Fatal("published through a symlink at the temp path")
 	}
@@ -378,6 +379,25 @@ func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
 	l, err := Acquire(file, newMarker(file), self, nil)
 	if err != nil {
 		t.Fatalf("Acquire over a dead padrun's marker = %v", err)
+	}
+	l.Release()
+}
+
+// The temp name does not grow with the session file's name, so it fits
+// NAME_MAX whenever the marker's name does, and never looks like a marker.
+func TestTempName_FitsWhereTheMarkerFits(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		n := tempName()
+		if len(n) > 32 || strings.HasSuffix(n, ".live.json") || seen[n] {
+			t.Fatalf("temp name %q: %d bytes, or a marker's name, or not fresh", n, len(n))
+		}
+		seen[n] = true
+	}
+	file := filepath.Join(t.TempDir(), strings.Repeat("x", 255-len(".live.json")))
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatalf("a session file whose marker name is 255 bytes: %v", err)
 	}
 	l.Release()
 }
