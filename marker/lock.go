@@ -29,6 +29,9 @@ type HeldError struct {
 	Waitable bool
 	// Unreadable: the marker cannot be read; unlock --force clears it.
 	Unreadable bool
+	// Outer: the holder is the run's own outer session (its
+	// PAD_SESSION_PID), which outlives the run: waiting cannot help.
+	Outer bool
 }
 
 func (e *HeldError) Error() string {

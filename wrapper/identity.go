@@ -15,14 +15,15 @@ import (
 )
 
 // parentSession returns the session pid of an outer session, from
-// PAD_SESSION_PID, or 0 when there is none.
+// PAD_SESSION_PID, or 0 when there is none. Only a canonical positive
+// decimal is a pid: "+5", "05" or " 5" are refused.
 func parentSession() (int, error) {
 	v, ok := os.LookupEnv("PAD_SESSION_PID")
 	if !ok {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
+	if err != nil || n <= 0 || strconv.Itoa(n) != v { // canonical only: no sign, zeros or spaces
 		return 0, &UsageError{fmt.Sprintf("PAD_SESSION_PID=%q is not a positive integer", v)}
 	}
 	return n, nil

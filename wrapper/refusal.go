@@ -11,8 +11,12 @@ import (
 // Refusal is the refusal for people, one line each, without the "padrun: "
 // prefix.
 func Refusal(e *marker.HeldError, now time.Time) []string {
+	first := "refused: " + e.File + " is in use by another session"
+	if e.Outer {
+		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", e.File, e.Holder.Pid)
+	}
 	lines := []string{
-		"refused: " + e.File + " is in use by another session",
+		first,
 		"  holder: " + HolderLine(e.Holder, now),
 		"  verdict: " + e.Judgement.String(),
 	}
@@ -58,6 +62,9 @@ func HolderLine(m *marker.Marker, now time.Time) string {
 }
 
 func hint(e *marker.HeldError) string {
+	if e.Outer {
+		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
+	}
 	if e.Unreadable || (!e.Waitable && e.Holder != nil) {
 		return "check it with: padrun status " + e.File + "; if no session uses it: padrun unlock --force " + e.File
 	}

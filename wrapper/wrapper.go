@@ -67,6 +67,8 @@ type session struct {
 	self  ident.Self
 	proto marker.Marker // the marker published for each file, but its nonce
 	reg   *registry.Registry
+	// parent is the outer session's pid (PAD_SESSION_PID), or 0.
+	parent int
 
 	// registered closes once the abort signals are registered: before a
 	// wait, so that a signal sent to a waiting padrun aborts it.
@@ -93,7 +95,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	registered := notify(sigs, supervise.Abort)
 	go warmJSON()
 
-	s := &session{o: o, self: ident.ReadSelf(), registered: registered}
+	s := &session{o: o, self: ident.ReadSelf(), parent: parent, registered: registered}
 	cwd, err := CanonicalDir(".")
 	if err != nil {
 		return st, err
@@ -242,6 +244,9 @@ func (s *session) acquire(files []string, proto marker.Marker, sigs <-chan os.Si
 	for {
 		err := s.acquireAll(files, proto, blockOn, sigs, deadline)
 		var held *marker.HeldError
+		if errors.As(err, &held) && s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
+			held.Outer, held.Waitable = true, false // it outlives this run
+		}
 		if err == nil || !errors.As(err, &held) || !held.Waitable || !time.Now().Before(deadline) {
 			return err
 		}

@@ -111,3 +111,18 @@ hint: fork it instead (pi --fork /w/s.jsonl), or queue: padrun --wait 10m -- ...
 		t.Fatalf("refusal:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestParentSession_CanonicalPositiveDecimalOnly(t *testing.T) {
+	for v, want := range map[string]int{"5": 5, "4242": 4242} {
+		t.Setenv("PAD_SESSION_PID", v)
+		if got, err := parentSession(); err != nil || got != want {
+			t.Errorf("PAD_SESSION_PID=%q: %d, %v; want %d", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"+5", "05", " 5", "5 ", "5\n", "0", "-5", "0x10", "5_0", "", "x", "99999999999999999999"} {
+		t.Setenv("PAD_SESSION_PID", v)
+		if got, err := parentSession(); err == nil {
+			t.Errorf("PAD_SESSION_PID=%q accepted as %d", v, got)
+		}
+	}
+}
