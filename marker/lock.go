@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,6 +33,11 @@ type HeldError struct {
 	// Outer: the holder is the run's own outer session (its
 	// PAD_SESSION_PID), which outlives the run: waiting cannot help.
 	Outer bool
+	// User names another user whose lock file this one cannot open, as
+	// "user NAME (uid N)"; LockPid is the pid that holds that lock, when
+	// the kernel's lock table says.
+	User    string
+	LockPid int
 }
 
 func (e *HeldError) Error() string {
@@ -85,6 +91,9 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 	for {
 		h, err := openLock(lp)
 		if err != nil {
+			if held := othersLock(file, err); held != nil {
+				return nil, held
+			}
 			return nil, err
 		}
 		switch err := lockWait(h, done); err {
@@ -119,6 +128,32 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 		}
 		return &Lock{File: file, marker: m, h: h}, nil
 	}
+}
+
+// othersLock is the refusal for a lock file that another user owns and
+// this one cannot open (mode 0600): another user's session holds the file,
+// or held it. It cannot be flocked, so a waiter polls. Nil when err is
+// anything else, or the lock file is this user's own.
+func othersLock(file string, err error) *HeldError {
+	lp := LockPath(file)
+	uid, ok := owner(lp)
+	if !errors.Is(err, os.ErrPermission) || !ok || uid == os.Geteuid() {
+		return nil
+	}
+	name := strconv.Itoa(uid)
+	if u, err := user.LookupId(name); err == nil {
+		name = u.Username
+	}
+	e := &HeldError{File: file, Waitable: true, User: fmt.Sprintf("user %s (uid %d)", name, uid)}
+	e.Judgement = Judgement{ident.Unknown, "its lock " + filepath.Base(lp) + " belongs to " + e.User + ", which this user cannot open or judge"}
+	if held, pid, err := lockHolder(lp); err == nil && held {
+		e.LockPid = pid
+		e.Judgement = Judgement{ident.Alive, fmt.Sprintf("user %s's pid %d holds its lock %s", name, pid, filepath.Base(lp))}
+	}
+	if m, err := Read(file); err == nil {
+		e.Holder = m // a marker readable to all says more
+	}
+	return e
 }
 
 // busy describes the live holder of a busy lock from its marker, read

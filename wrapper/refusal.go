@@ -17,7 +17,7 @@ func Refusal(e *marker.HeldError, now time.Time) []string {
 	}
 	lines := []string{
 		first,
-		"  holder: " + HolderLine(e.Holder, now),
+		"  holder: " + holderOf(e, now),
 		"  verdict: " + e.Judgement.String(),
 	}
 	return append(lines, "hint: "+hint(e))
@@ -25,7 +25,20 @@ func Refusal(e *marker.HeldError, now time.Time) []string {
 
 // Describe says who holds the file, in one line.
 func Describe(e *marker.HeldError, now time.Time) string {
-	return "held by " + HolderLine(e.Holder, now) + " (" + e.Judgement.String() + ")"
+	return "held by " + holderOf(e, now) + " (" + e.Judgement.String() + ")"
+}
+
+// holderOf describes the holder of a refusal: its marker, or the user
+// whose lock padrun cannot open.
+func holderOf(e *marker.HeldError, now time.Time) string {
+	if e.Holder != nil || e.User == "" {
+		return HolderLine(e.Holder, now)
+	}
+	s := "a session of " + e.User
+	if e.LockPid > 0 {
+		s += fmt.Sprintf(", pid %d holds its lock", e.LockPid)
+	}
+	return s
 }
 
 // HolderLine describes a marker's writer for people.
