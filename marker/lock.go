@@ -136,15 +136,10 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 // anything else, or the lock file is this user's own.
 func othersLock(file string, err error) *HeldError {
 	lp := LockPath(file)
-	uid, ok := owner(lp)
-	if !errors.Is(err, os.ErrPermission) || !ok || uid == os.Geteuid() {
+	e, name := othersFile(file, lp, err)
+	if e == nil {
 		return nil
 	}
-	name := strconv.Itoa(uid)
-	if u, err := user.LookupId(name); err == nil {
-		name = u.Username
-	}
-	e := &HeldError{File: file, Waitable: true, User: fmt.Sprintf("user %s (uid %d)", name, uid)}
 	e.Judgement = Judgement{ident.Unknown, "its lock " + filepath.Base(lp) + " belongs to " + e.User + ", which this user cannot open or judge"}
 	if held, pid, err := lockHolder(lp); err == nil && held {
 		e.LockPid = pid
@@ -154,6 +149,31 @@ func othersLock(file string, err error) *HeldError {
 		e.Holder = m // a marker readable to all says more
 	}
 	return e
+}
+
+// othersMarker is the refusal for a marker that another user wrote and this
+// one cannot read: its holder cannot be judged, but it may yet go away.
+func othersMarker(file string, err error) *HeldError {
+	e, _ := othersFile(file, MarkerPath(file), err)
+	if e != nil {
+		e.Judgement = Judgement{ident.Unknown, "its marker " + filepath.Base(MarkerPath(file)) + " belongs to " + e.User + ", which this user cannot read"}
+	}
+	return e
+}
+
+// othersFile starts the refusal for path, which err says this user may not
+// open, when another uid owns it; nil otherwise. It also returns the
+// owner's name.
+func othersFile(file, path string, err error) (*HeldError, string) {
+	uid, ok := owner(path)
+	if !errors.Is(err, os.ErrPermission) || !ok || uid == os.Geteuid() {
+		return nil, ""
+	}
+	name := strconv.Itoa(uid)
+	if u, err := user.LookupId(name); err == nil {
+		name = u.Username
+	}
+	return &HeldError{File: file, Waitable: true, User: fmt.Sprintf("user %s (uid %d)", name, uid)}, name
 }
 
 // busy describes the live holder of a busy lock from its marker, read
@@ -182,6 +202,9 @@ func takeover(file string, self ident.Self, now time.Time) (replace bool, err er
 	case errors.As(err, &ue):
 		return false, &HeldError{File: file, Unreadable: true, Judgement: Judgement{ident.Unknown, "unreadable: " + ue.Why}}
 	case err != nil:
+		if held := othersMarker(file, err); held != nil {
+			return false, held
+		}
 		return false, err // padrun's own failure: reported as itself
 	}
 	refuse := func(j Judgement) error {
