@@ -4,6 +4,7 @@ package supervise
 
 import (
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,6 +34,17 @@ func ends(sig syscall.Signal) bool {
 		}
 	}
 	return false
+}
+
+// KeepIgnored keeps QUIT ignored when INT was ignored at start. The Go
+// runtime keeps an inherited SIG_IGN only for HUP and INT and installs its
+// own QUIT handler before padrun runs, so QUIT's own start-up disposition is
+// lost; shells ignore INT and QUIT together (the background jobs of a
+// non-interactive shell), so INT tells. Call it before registering signals.
+func KeepIgnored() {
+	if signal.Ignored(unix.SIGINT) {
+		signal.Ignore(unix.SIGQUIT) // the child inherits SIG_IGN through exec
+	}
 }
 
 // Late lists the signals that only matter once a child runs; registering

@@ -11,6 +11,9 @@ import (
 // Abort lists the signals that abort a run before its child starts.
 var Abort = []os.Signal{os.Interrupt}
 
+// KeepIgnored does nothing: Windows has no inherited signal dispositions.
+func KeepIgnored() {}
+
 // Late lists the signals that only matter once a child runs.
 var Late []os.Signal
 

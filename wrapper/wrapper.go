@@ -92,6 +92,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	// installed after Run returns: padrun exits right after, and a signal
 	// that arrives during cleanup must not cut it short.
 	sigs := make(chan os.Signal, 16)
+	supervise.KeepIgnored()
 	registered := notify(sigs, supervise.Abort)
 	go warmJSON()
 
