@@ -22,7 +22,10 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		e := load(path)
+		e, ok := load(path)
+		if !ok {
+			t.Fatalf("a regular file %q is not listed", b)
+		}
 		out, err := json.Marshal(e)
 		if err != nil {
 			t.Fatalf("row of %q does not encode: %v", b, err)

@@ -1,6 +1,7 @@
 package wrapper
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"syscall"
@@ -76,7 +77,7 @@ func (s *session) claim(path string) {
 	if s.rec != nil {
 		s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
 		s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
-		if err := s.reg.Write(s.rec); err != nil {
+		if err := s.reg.Write(context.Background(), s.rec); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record new session file")
 		}
 	}
@@ -99,7 +100,7 @@ func (s *session) cleanup() {
 	defer s.mu.Unlock()
 	s.release()
 	if s.rec != nil {
-		if err := s.reg.Remove(s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
+		if err := s.reg.Remove(context.Background(), s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
 			s.o.Log.Warn().Err(err).Msg("remove record")
 		}
 		s.rec = nil
@@ -150,7 +151,7 @@ func (s *session) recordChild(pid int) (stop func()) {
 			return
 		default:
 		}
-		if err := s.reg.Write(s.rec); err != nil {
+		if err := s.reg.Write(context.Background(), s.rec); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in registry")
 		}
 	}()

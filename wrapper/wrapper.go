@@ -134,6 +134,9 @@ func Run(o Options) (st supervise.Status, err error) {
 	if err != nil {
 		return st, err
 	}
+	reg.OnWait = func(holder string) {
+		o.Log.Warn().Str("holder", holder).Msg("waiting for the registry's lock (at most " + registry.LockWait.String() + ")")
+	}
 	defer s.cleanup()
 	now := time.Now()
 	proto := marker.New(s.self, "", "", now)
@@ -166,8 +169,15 @@ func Run(o Options) (st supervise.Status, err error) {
 			ParentSessionPid: parent, Command: filepath.Base(plan.Argv[0]),
 		},
 	}
-	if err := reg.Write(s.rec); err != nil {
+	ctx, stop := signalContext()
+	err = reg.Write(ctx, s.rec)
+	stop()
+	if err != nil {
 		s.rec = nil
+		var sig *interrupted
+		if errors.As(err, &sig) {
+			return st, &AbortError{sig.sig}
+		}
 		return st, err
 	}
 	<-registered

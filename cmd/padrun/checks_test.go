@@ -312,46 +312,6 @@ func cmdRecords(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// writerecord DIR KIND writes a registry record as pad (or a dead padrun)
-// would: alive (this test's pid and start time), dead, reused (a live pid
-// with another start time), legacy-alive, legacy-dead (pad v1: no
-// session_pid), or malformed.
-func cmdWriteRecord(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: writerecord DIR KIND")
-	}
-	dir := ts.MkAbs(args[0])
-	ts.Check(os.MkdirAll(dir, 0o700))
-	self := os.Getpid()
-	pid := self
-	var rec map[string]any
-	now := time.Now().UTC().Format(time.RFC3339Nano)
-	switch args[1] {
-	case "alive":
-		rec = map[string]any{"session_pid": self, "pid": self, "proc_start": field22(ts, self), "agent": "wren", "registered_at": now}
-	case "dead":
-		pid = deadPid(ts)
-		rec = map[string]any{"session_pid": pid, "pid": pid, "proc_start": "1", "agent": "gone", "registered_at": now}
-	case "reused":
-		pid = os.Getppid()
-		rec = map[string]any{"session_pid": pid, "pid": pid, "proc_start": "1", "agent": "reused", "registered_at": now}
-	case "legacy-alive":
-		rec = map[string]any{"pid": self, "agent": "old", "cwd": "/"}
-		pid = self + 1000000 // a file name only: v1 records are owned by their pid field
-	case "legacy-dead":
-		pid = deadPid(ts)
-		rec = map[string]any{"pid": pid, "agent": "oldgone"}
-	case "malformed":
-		ts.Check(os.WriteFile(filepath.Join(dir, "424242.json"), []byte("{\"session_pid\": 424242,"), 0o600))
-		return
-	default:
-		ts.Fatalf("writerecord: unknown kind %s", args[1])
-	}
-	b, err := json.Marshal(rec)
-	ts.Check(err)
-	ts.Check(os.WriteFile(filepath.Join(dir, strconv.Itoa(pid)+".json"), b, 0o600))
-}
-
 // waitnewer FILE waits (at most 10s) until FILE's mtime moves past what it
 // is now, without the file being replaced: a touch, not a rewrite.
 func cmdWaitnewer(ts *testscript.TestScript, neg bool, args []string) {

@@ -82,7 +82,6 @@ func params(dir string) testscript.Params {
 			"waitgrep":    cmdWaitgrep,
 			"ispid":       cmdIsPid,
 			"records":     cmdRecords,
-			"writerecord": cmdWriteRecord,
 			"fakemodel":   cmdFakeModel,
 			"waitpane":    cmdWaitpane,
 			"waitgone":    cmdWaitgone,
@@ -95,6 +94,9 @@ func params(dir string) testscript.Params {
 			"waitnewer":   cmdWaitnewer,
 			"sigproc":     cmdSigproc,
 			"installbin":  cmdInstallbin,
+			"padrecord":   cmdPadRecord,
+			"lsrow":       cmdLsRow,
+			"lsrows":      cmdLsRows,
 		},
 	}
 }

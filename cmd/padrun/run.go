@@ -163,6 +163,10 @@ func exit(err error, logs logs, stderr io.Writer) int {
 		return exitFailed
 	}
 	fmt.Fprintln(stderr, "padrun: "+err.Error())
+	var hinted interface{ Hint() string }
+	if errors.As(err, &hinted) {
+		fmt.Fprintln(stderr, "padrun: hint: "+hinted.Hint())
+	}
 	return exitFailed
 }
 

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -153,11 +154,23 @@ func openRegistry(stderr io.Writer) (*registry.Registry, bool) {
 	if err == nil {
 		var r *registry.Registry
 		if r, err = registry.Open(dir); err == nil {
+			r.OnWait = func(holder string) {
+				fmt.Fprintf(stderr, "padrun: waiting for the registry's lock, held by %s (at most %s)\n", dash(holder), registry.LockWait)
+			}
 			return r, true
 		}
 	}
-	fmt.Fprintf(stderr, "padrun: %v\n", err)
+	printError(stderr, err)
 	return nil, false
+}
+
+// printError reports err, with its hint when it has one.
+func printError(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "padrun: %v\n", err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		fmt.Fprintf(stderr, "padrun: hint: %s\n", h.Hint())
+	}
 }
 
 func cmdLs(args []string, stdout, stderr io.Writer) int {
@@ -172,35 +185,18 @@ func cmdLs(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if cwd != "" {
-		c, err := wrapper.CanonicalDir(cwd)
-		if err != nil {
-			fmt.Fprintf(stderr, "padrun: ls: %v\n", err)
-			return exitFailed
-		}
-		cwd = c
-	}
 	reg, ok := openRegistry(stderr)
 	if !ok {
 		return exitFailed
 	}
 	entries, err := reg.List()
 	if err != nil {
-		fmt.Fprintf(stderr, "padrun: %v\n", err)
+		printError(stderr, err)
 		return exitFailed
 	}
-	rows := make([]registry.Entry, 0, len(entries))
-	for _, e := range entries {
-		if (!all && e.Liveness == ident.Dead) || (agent != "" && e.Agent != agent) || (cwd != "" && filepath.Clean(e.Cwd) != cwd) {
-			continue
-		}
-		rows = append(rows, e)
-	}
+	rows := registry.Select(entries, registry.Filter{All: all, Agent: agent, Cwd: cwd})
 	if asJSON {
-		if err := writeRows(stdout, rows); err != nil {
-			fmt.Fprintf(stderr, "padrun: ls: %v\n", err)
-			return exitFailed
-		}
+		writeJSON(stdout, rows) // pad's SessionRecord rows, indented like status --json
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -264,15 +260,17 @@ func cmdPrune(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitFailed
 	}
-	res, err := reg.Prune(olderThan, time.Now())
+	res, err := reg.Prune(context.Background(), olderThan, time.Now())
 	if err != nil {
-		fmt.Fprintf(stderr, "padrun: %v\n", err)
+		printError(stderr, err)
 		return exitFailed
 	}
 	if asJSON {
 		writeJSON(stdout, res)
 		return 0
 	}
+	// pad's exact wording, capital and final period included: scripts that
+	// run pad's prune match this line.
 	msg := fmt.Sprintf("Pruned %d dead", res.Dead)
 	if olderThan > 0 {
 		msg += fmt.Sprintf(" and %d unknown older than %s", res.Unknown, olderThan)
@@ -295,29 +293,6 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 	fs.BoolP("help", "h", false, "show this help")
 	fmt.Fprint(stdout, usage+fs.FlagUsages())
 	return 0
-}
-
-// writeRows writes the rows as a JSON array, each row as it is on disk
-// with its path and liveness added: no second pass re-indents them.
-func writeRows(w io.Writer, rows []registry.Entry) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString("[")
-	for i, e := range rows {
-		b, err := e.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteString(",")
-		}
-		bw.WriteString("\n")
-		bw.Write(b)
-	}
-	if len(rows) > 0 {
-		bw.WriteString("\n")
-	}
-	bw.WriteString("]\n")
-	return bw.Flush()
 }
 
 func writeJSON(w io.Writer, v any) {
