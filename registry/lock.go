@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/padrun/padrun/marker/safefile"
@@ -21,6 +22,12 @@ type LockError struct {
 	Waited time.Duration
 }
 
+// holderPid is the pid in a holder's name, or "".
+func (e *LockError) holderPid() string {
+	pid, _, _ := strings.Cut(strings.TrimPrefix(e.Holder, "pid "), " ")
+	return pid
+}
+
 func (e *LockError) Error() string {
 	who := "another process"
 	if e.Holder != "" {
@@ -31,8 +38,12 @@ func (e *LockError) Error() string {
 
 // Hint says what to do about it.
 func (e *LockError) Hint() string {
-	return "a process that holds the registry's lock this long is stuck: end it, or set " + EnvDir +
-		" to another folder; padrun never breaks the lock (see: cat /proc/locks)"
+	end := "end it (see: cat /proc/locks)"
+	if pid := e.holderPid(); pid != "" {
+		end = "end it (kill " + pid + ")"
+	}
+	return "a process that holds the registry's lock this long is stuck: " + end + ", or set " + EnvDir +
+		" to another folder; padrun never breaks the lock"
 }
 
 // locked runs f under an exclusive flock on <dir>/.lock, waiting for it at
