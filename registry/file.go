@@ -37,14 +37,28 @@ func readRecordFile(path string) (recordFile, error) {
 		return recordFile{}, errNotRecord
 	}
 	rf := recordFile{info: fi}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return rf, err
-	}
-	if len(b) > MaxSize {
+	if fi.Size() > MaxSize {
 		return rf, errTooLarge
 	}
-	rf.data = b
+	// Its size and one byte more, in one read; a file that grew meanwhile
+	// is read on, up to the bound.
+	b := make([]byte, fi.Size()+1)
+	n, err := io.ReadFull(f, b)
+	switch {
+	case err == nil:
+		rest, err := io.ReadAll(io.LimitReader(f, MaxSize+1-int64(n)))
+		if err != nil {
+			return rf, err
+		}
+		b = append(b, rest...)
+		n = len(b)
+	case err != io.ErrUnexpectedEOF && err != io.EOF:
+		return rf, err
+	}
+	if n > MaxSize {
+		return rf, errTooLarge
+	}
+	rf.data = b[:n]
 	return rf, nil
 }
 

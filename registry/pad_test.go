@@ -707,3 +707,18 @@ func contextWithCause(t *testing.T) (context.Context, context.CancelCauseFunc) {
 	t.Cleanup(func() { cancel(nil) })
 	return ctx, cancel
 }
+
+// TestRead_BoundedAtMaxSize: a file of exactly 64 KiB is read; one byte
+// more is malformed.
+func TestRead_BoundedAtMaxSize(t *testing.T) {
+	dir := padDir(t)
+	rec := v2(t, os.Getpid(), token(t, os.Getpid()), nil)
+	b, _ := json.Marshal(rec)
+	pad := strings.Repeat(" ", MaxSize-len(b))
+	if e := mustLoad(t, write(t, dir, "1.json", string(b)+pad)); e.Malformed {
+		t.Fatalf("a record of exactly 64 KiB is malformed: %s", e.Reason)
+	}
+	if e := mustLoad(t, write(t, dir, "2.json", string(b)+pad+" ")); !e.Malformed {
+		t.Fatal("a record over 64 KiB is not malformed")
+	}
+}

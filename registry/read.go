@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -191,17 +193,19 @@ type row struct {
 // record, plus padrun's object as it is on disk: a script written for pad
 // reads it unchanged. A malformed file has only its path, its liveness
 // (unknown) and its mtime as registered_at.
-func (e Entry) MarshalJSON() ([]byte, error) {
+func (e Entry) MarshalJSON() ([]byte, error) { return json.Marshal(e.row()) }
+
+func (e Entry) row() row {
 	r := row{Liveness: e.Liveness.String(), Path: e.Path, Malformed: e.Malformed}
 	if e.Malformed {
 		r.RegisteredAt = e.Time.UTC().Format(time.RFC3339)
-		return json.Marshal(r)
+		return r
 	}
 	r.SessionPID, r.SessionPIDSource, r.SessionPIDVerified = e.SessionPID, e.SessionPIDSource, e.SessionPIDVerified
 	r.Agent, r.Cwd, r.SessionID = e.Agent, e.Cwd, e.SessionID
 	r.RegisteredAt, r.Legacy, r.MessagingSocketPath = e.RegisteredAt, e.Legacy, e.Socket
 	r.Padrun = e.padrun
-	return json.Marshal(r)
+	return r
 }
 
 // List returns every record and malformed file of the registry with its
@@ -315,4 +319,27 @@ func canonical(dir string) string {
 		return r
 	}
 	return abs
+}
+
+// WriteRows writes entries as `ls --json` does: an array of rows (see
+// MarshalJSON) indented by two spaces, like status --json, row by row.
+func WriteRows(w io.Writer, entries []Entry) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("[")
+	for i, e := range entries {
+		b, err := json.MarshalIndent(e.row(), "  ", "  ")
+		if err != nil {
+			return fmt.Errorf("registry: encode %s: %w", e.Path, err)
+		}
+		if i > 0 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n  ")
+		bw.Write(b)
+	}
+	if len(entries) > 0 {
+		bw.WriteString("\n")
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
 }

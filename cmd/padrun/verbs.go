@@ -196,7 +196,10 @@ func cmdLs(args []string, stdout, stderr io.Writer) int {
 	}
 	rows := registry.Select(entries, registry.Filter{All: all, Agent: agent, Cwd: cwd})
 	if asJSON {
-		writeJSON(stdout, rows) // pad's SessionRecord rows, indented like status --json
+		if err := registry.WriteRows(stdout, rows); err != nil {
+			printError(stderr, err)
+			return exitFailed
+		}
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
