@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/padrun/padrun/supervise"
 )
 
 // interrupted is the cause of a wait that a signal ended.
@@ -12,13 +14,14 @@ type interrupted struct{ sig syscall.Signal }
 
 func (e *interrupted) Error() string { return "interrupted by " + e.sig.String() }
 
-// signalContext is cancelled, with the signal as its cause, when TERM, INT or
-// HUP arrives, so that a wait for the registry's lock ends with the run.
-// Signals ignored at start stay ignored. stop releases it.
+// signalContext is cancelled, with the signal as its cause, when a signal
+// that aborts a run arrives (TERM, HUP, INT, QUIT and those handled like
+// TERM), so that a wait for the registry's lock ends with the run. Signals
+// ignored at start stay ignored. stop releases it.
 func signalContext() (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	c := make(chan os.Signal, 1)
-	for _, s := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+	for _, s := range supervise.Abort {
 		if !signal.Ignored(s) {
 			signal.Notify(c, s)
 		}
