@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -65,15 +66,13 @@ func mustLoad(t *testing.T, path string) Entry {
 	return e
 }
 
-// deadPid is the pid of a process that has exited and been reaped.
-func deadPid(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
+// nextDead numbers the dead pids handed out.
+var nextDead atomic.Int64
+
+// deadPid is a pid that no process has: above Linux's PID_MAX_LIMIT (2^22),
+// so that no pid reuse on a busy machine brings it to life (a reaped
+// child's pid can come back within seconds where pid_max is 32768).
+func deadPid(*testing.T) int { return 1<<22 + 1 + int(nextDead.Add(1)) }
 
 func token(t *testing.T, pid int) string {
 	t.Helper()

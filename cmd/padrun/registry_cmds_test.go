@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -50,10 +51,10 @@ func cmdPadRecord(ts *testscript.TestScript, neg bool, args []string) {
 	v2 := func(pid int, token string) map[string]any {
 		return map[string]any{
 			"session_pid": pid, "session_pid_source": "CLAUDE_PID", "session_pid_verified": true, "proc_start": token,
-			"session_id": "sess-" + stem, "agent": "wren", "pid": deadPid(ts), "cwd": cwd, "registered_at": now,
+			"session_id": "sess-" + stem, "agent": "wren", "pid": noPid(), "cwd": cwd, "registered_at": now,
 		}
 	}
-	v1 := map[string]any{"pid": deadPid(ts), "cwd": cwd, "registered_at": time.Now().UTC().Format(time.RFC3339),
+	v1 := map[string]any{"pid": noPid(), "cwd": cwd, "registered_at": time.Now().UTC().Format(time.RFC3339),
 		"agent": "wren", "session_id": "sess-" + stem}
 	var body any
 	owner := 0
@@ -67,14 +68,14 @@ func cmdPadRecord(ts *testscript.TestScript, neg bool, args []string) {
 		rebind(ts, stem)
 		owner, body = self, rec
 	case "v2-dead":
-		owner = deadPid(ts)
+		owner = noPid()
 		body = v2(owner, "1")
 	case "v1-socket-alive":
 		owner, body = self, with(v1, map[string]any{"messaging_socket_path": "/run/claude/" + strconv.Itoa(self) + ".sock"})
 	case "v1-registrar-dead":
 		owner, body = v1["pid"].(int), v1
 	case "padrun-dead":
-		owner = deadPid(ts)
+		owner = noPid()
 		body = with(v2(owner, "1"), map[string]any{"session_pid_source": "self", "agent": "ghost",
 			"padrun": map[string]any{"version": "0.1.0", "harness": "pi", "session_files": []string{"/w/s.jsonl"}, "markers": []string{"/w/s.jsonl.live.json"}, "command": "pi"}})
 	default:
@@ -89,6 +90,12 @@ func cmdPadRecord(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(filepath.Join(dir, name), b, 0o600))
 	setenv(ts, "OWNER_"+stem, strconv.Itoa(owner))
 }
+
+// noPid is a pid that no process has: above Linux's PID_MAX_LIMIT (2^22),
+// so that pid reuse on a busy machine never brings a dead record to life.
+func noPid() int { return 1<<22 + 1 + int(nextNoPid.Add(1)) }
+
+var nextNoPid atomic.Int64
 
 func malformedBody(ts *testscript.TestScript, kind string, good map[string]any) any {
 	switch kind {
