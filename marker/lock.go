@@ -75,10 +75,19 @@ type Lock struct {
 	// NoFlock: the filesystem has no flock; the file is held by its marker
 	// alone, judged by the ladder, and the lock file is never unlinked.
 	NoFlock bool
+	// LocalFlock names the filesystem (fuse.sshfs, nfs, ...) when its flock
+	// reaches only this machine: the flock is held, but other machines see
+	// only the marker, so it was published under the break file protocol
+	// and judged by the ladder even though the flock was free.
+	LocalFlock string
 }
 
 // tryLock is the non-blocking flock; tests stand in a filesystem without it.
 var tryLock = safefile.TryLock
+
+// lockScope tells whether a flock reaches only this machine; tests stand
+// in such a filesystem.
+var lockScope = flockScope
 
 // Acquire takes file for the session that m describes. It never blocks when
 // done is nil; otherwise it waits while the lock is busy, until done closes.
@@ -99,7 +108,7 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 		switch err := lockWait(h, done); err {
 		case nil:
 		case safefile.ErrNoLocking:
-			return acquireWithoutFlock(file, m, self, h)
+			return acquireByMarker(file, m, self, h, "")
 		case safefile.ErrBusy:
 			safefile.Close(h)
 			return nil, busy(file, self)
@@ -113,10 +122,14 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 			safefile.Close(h) // released and unlinked by its last holder: take the new one
 			continue
 		}
-		replace, err := takeover(file, self, time.Now())
+		if local, fs := lockScope(h); local {
+			return acquireByMarker(file, m, self, h, fs)
+		}
+		now := time.Now()
+		replace, err := takeover(file, self, now)
 		if err == nil {
 			m.SessionFile = file
-			err = publish(mp, m, replace)
+			err = publish(mp, m, replace, now)
 		}
 		if err == errChanged {
 			safefile.Close(h)
@@ -283,7 +296,9 @@ func Read(file string) (*Marker, error) {
 // publish makes m visible whole at path: written to a temp file whose name
 // never matches *.live.json, then linked (no marker there) or renamed into
 // place. No fsync: a marker from before a crash is stale by its boot id.
-func publish(path string, m Marker, replace bool) error {
+// Its mtime, the first heartbeat, is now: the time of the judgement that
+// let it in, on the clock that its later heartbeats use.
+func publish(path string, m Marker, replace bool, now time.Time) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("marker: encode: %w", err)
@@ -293,6 +308,9 @@ func publish(path string, m Marker, replace bool) error {
 		return fmt.Errorf("marker: write %s: %w", tmp, err)
 	}
 	defer os.Remove(tmp) // Best effort: after a link, the temp name is left over.
+	if err := safefile.Touch(tmp, now); err != nil {
+		return fmt.Errorf("marker: stamp %s: %w", tmp, err)
+	}
 	if !replace {
 		switch err := os.Link(tmp, path); {
 		case err == nil:
@@ -321,7 +339,7 @@ var tempName = func() string {
 // SetChild records the child in the marker with an atomic rewrite.
 func (l *Lock) SetChild(pid int, token string) error {
 	l.marker.ChildPid, l.marker.ChildStartToken = pid, ident.Token(token)
-	return publish(MarkerPath(l.File), l.marker, true)
+	return publish(MarkerPath(l.File), l.marker, true, time.Now())
 }
 
 // Touch refreshes the marker's mtime: the heartbeat.
@@ -372,55 +390,99 @@ func releaseLock(h safefile.Handle, path string) error {
 	return err
 }
 
-// acquireWithoutFlock takes file on a filesystem without flock (ENOLCK,
-// EOPNOTSUPP): takeovers are serialised by an exclusive-create F.live.break
-// file, and the marker is read and judged again under it. A padrun marker is
-// then judged by its padrun's liveness, as no lock can tell.
-func acquireWithoutFlock(file string, m Marker, self ident.Self, h safefile.Handle) (*Lock, error) {
-	brk := BreakPath(file)
-	tag, _ := json.Marshal(struct {
-		Pid        int    `json:"pid"`
-		StartToken string `json:"startToken"`
-	}{self.Pid, self.StartToken})
-	for tries := 0; ; tries++ {
-		err := safefile.WriteNew(brk, tag)
-		if err == nil {
-			break
+// acquireByMarker takes file where its flock cannot keep other machines
+// out: on a filesystem without flock (localFS empty; h is not locked), or
+// one whose flock reaches only this machine (localFS names it; h is
+// locked). Takeovers are serialised by an exclusive-create F.live.break
+// file, and the marker is read and judged again under it: a padrun marker
+// is judged by its padrun's liveness, or from another machine by its
+// heartbeat, as no lock can tell.
+func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, localFS string) (*Lock, error) {
+	drop := func() {
+		if localFS == "" {
+			safefile.Close(h) // never unlink a lock file that is not locked
+			return
 		}
-		if !errors.Is(err, os.ErrExist) || tries > 0 {
-			safefile.Close(h)
-			return nil, fmt.Errorf("marker: create %s: %w", brk, err)
-		}
-		// Another takeover is under way, or its taker died in it.
-		var other struct {
-			Pid        int         `json:"pid"`
-			StartToken ident.Token `json:"startToken"`
-		}
-		b, _, rerr := safefile.ReadBounded(brk, MaxSize)
-		if rerr == nil && json.Unmarshal(b, &other) == nil {
-			if v, _ := ident.Probe(other.Pid, string(other.StartToken)); v == ident.Dead {
-				os.Remove(brk) // Best effort: its taker is dead; try once more.
-				continue
-			}
-		}
-		safefile.Close(h)
-		return nil, &HeldError{File: file, Waitable: true,
-			Judgement: Judgement{ident.Unknown, "no flock here, and another process is taking the file over (" + filepath.Base(brk) + ")"}}
+		releaseLock(h, LockPath(file)) // Best effort: leave no lock file behind.
 	}
-	defer os.Remove(brk)
-	replace, err := takeover(file, self, time.Now())
+	if err := takeBreak(file, self); err != nil {
+		drop()
+		return nil, err
+	}
+	defer os.Remove(BreakPath(file))
+	now := time.Now()
+	replace, err := takeover(file, self, now)
 	if err == nil {
 		m.SessionFile = file
-		err = publish(MarkerPath(file), m, replace)
+		err = publish(MarkerPath(file), m, replace, now)
 	}
 	if err != nil {
-		safefile.Close(h)
+		drop()
 		if err == errChanged {
 			return nil, &HeldError{File: file, Waitable: true, Judgement: Judgement{ident.Unknown, "a marker appeared meanwhile"}}
 		}
 		return nil, err
 	}
-	return &Lock{File: file, marker: m, h: h, NoFlock: true}, nil
+	return &Lock{File: file, marker: m, h: h, NoFlock: localFS == "", LocalFlock: localFS}, nil
+}
+
+// breakLeaseSeconds is how long a takeover may take, as a heartbeat
+// interval: a break file of another machine (whose taker cannot be probed)
+// is dead once its mtime is older than three of them.
+const breakLeaseSeconds = 10
+
+// breakTag says who holds the break file, for the verdict ladder.
+type breakTag struct {
+	Pid          int         `json:"pid"`
+	StartToken   ident.Token `json:"startToken,omitempty"`
+	BootID       string      `json:"bootId,omitempty"`
+	MachineID    string      `json:"machineId,omitempty"`
+	Hostname     string      `json:"hostname,omitempty"`
+	PidNamespace ident.Token `json:"pidNamespace,omitempty"`
+}
+
+// takeBreak creates F.live.break exclusively. A break file whose taker the
+// ladder proves dead is removed and tried once more; any other is a
+// waitable refusal: another process is taking the file over.
+func takeBreak(file string, self ident.Self) error {
+	brk := BreakPath(file)
+	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
+		self.Hostname, ident.Token(self.PidNamespace)})
+	for tries := 0; ; tries++ {
+		err := safefile.WriteNew(brk, tag)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("marker: create %s: %w", brk, err)
+		}
+		why := "another process is taking the file over (" + filepath.Base(brk) + ")"
+		if tries == 0 {
+			j, ok := judgeBreak(brk, self)
+			if ok && j.Verdict == ident.Dead {
+				os.Remove(brk) // Best effort: its taker is dead; try once more.
+				continue
+			}
+			if ok {
+				why += ": " + j.Reason
+			}
+		}
+		return &HeldError{File: file, Waitable: true,
+			Judgement: Judgement{ident.Unknown, "no flock reaches the other holders here, and " + why}}
+	}
+}
+
+// judgeBreak runs the ladder on a break file's taker, its mtime serving as
+// a heartbeat of breakLeaseSeconds.
+func judgeBreak(brk string, self ident.Self) (Judgement, bool) {
+	b, mtime, err := safefile.ReadBounded(brk, MaxSize)
+	var t breakTag
+	if err != nil || json.Unmarshal(b, &t) != nil {
+		return Judgement{}, false
+	}
+	return Judge(Holder{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
+		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), Heartbeat: mtime,
+		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), true
 }
 
 // BreakPath is the file that serialises takeovers where flock is missing.

@@ -175,7 +175,7 @@ func remote(h Holder, now time.Time, why string) Judgement {
 	if age > 3*interval {
 		return Judgement{ident.Dead, fmt.Sprintf("%s, heartbeat silent for %s (interval %s)", why, round(age), interval)}
 	}
-	return Judgement{ident.Unknown, fmt.Sprintf("%s, heartbeat %s ago (interval %s)", why, round(age), interval)}
+	return Judgement{ident.Unknown, fmt.Sprintf("%s, heartbeat fresh (%s ago, interval %s)", why, round(age), interval)}
 }
 
 func sameBoot(h Holder, self ident.Self) string {

@@ -74,7 +74,7 @@ func TestVerdictLadder(t *testing.T) {
 		{"OtherMachine_NoHeartbeat_IsUnknown", with(func(h *Holder) { h.MachineID = "other" }), ident.Unknown, "another machine"},
 		{"OtherMachine_FreshHeartbeat_IsUnknown", with(func(h *Holder) {
 			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-20*time.Second)
-		}), ident.Unknown, "heartbeat 20s ago"},
+		}), ident.Unknown, "heartbeat fresh (20s ago, interval 30s)"},
 		{"OtherMachine_StaleHeartbeat_IsDead", with(func(h *Holder) {
 			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-91*time.Second)
 		}), ident.Dead, "heartbeat silent"},
@@ -156,7 +156,7 @@ func TestRelease_KeepsMarkerThatIsNotOurs(t *testing.T) {
 	}
 	other := newMarker(file)
 	other.Nonce = "someone-else"
-	if err := publish(MarkerPath(file), other, true); err != nil {
+	if err := publish(MarkerPath(file), other, true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	l.Release()
@@ -315,7 +315,7 @@ func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
 	t.Cleanup(func(old func() string) func() { return func() { tempName = old } }(tempName))
 	tempName = func() string { return ".padrun-planted.tmp" }
 	os.Symlink(target, filepath.Join(dir, ".padrun-planted.tmp"))
-	if err := publish(MarkerPath(file), m, false); err == nil {
+	if err := publish(MarkerPath(file), m, false, time.Now()); err == nil {
 		t.Fatal("published through a symlink at the temp path")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "precious" {

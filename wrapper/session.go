@@ -72,6 +72,7 @@ func (s *session) claim(path string) {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
 		}
 	}
+	s.warnFS(l)
 	s.locks = append(s.locks, l)
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
 	if s.rec != nil {
@@ -159,6 +160,24 @@ func (s *session) recordChild(pid int) (stop func()) {
 		close(quit)
 		<-done
 	}
+}
+
+// warnFS warns, once a run, that l is held where other machines cannot
+// see its flock: they see only its marker and heartbeat.
+func (s *session) warnFS(l *marker.Lock) {
+	if s.warnedFS || (!l.NoFlock && l.LocalFlock == "") {
+		return
+	}
+	s.warnedFS = true
+	lease := "--heartbeat is 0: other machines can never prove this run's marker stale"
+	if s.o.Heartbeat > 0 {
+		lease = fmt.Sprintf("heartbeat every %s: after a crash, other machines wait %s", s.o.Heartbeat, 3*time.Duration(heartbeatSeconds(s.o.Heartbeat))*time.Second)
+	}
+	if l.NoFlock {
+		s.o.Log.Warn().Str("file", l.File).Msg("the filesystem has no flock: the file is held by its marker alone, judged by the verdict ladder; " + lease)
+		return
+	}
+	s.o.Log.Warn().Str("file", l.File).Str("fs", l.LocalFlock).Msg("this filesystem's flock does not reach other machines: the file is held by its marker too, judged by the verdict ladder; " + lease)
 }
 
 // heartbeat refreshes every marker's mtime each interval until stop is called.

@@ -77,6 +77,8 @@ type session struct {
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
 	rec   *registry.Record
+
+	warnedFS bool // the warning of a lock that other machines cannot see is given once
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -298,9 +300,7 @@ func (s *session) acquireAll(files []string, proto marker.Marker, blockOn string
 			s.release()
 			return err
 		}
-		if l.NoFlock {
-			s.o.Log.Warn().Str("file", f).Msg("the filesystem has no flock: the file is held by its marker alone, judged by the verdict ladder")
-		}
+		s.warnFS(l)
 		s.locks = append(s.locks, l)
 	}
 	return nil

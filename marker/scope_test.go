@@ -1,0 +1,177 @@
+//go:build linux
+
+package marker
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/marker/safefile"
+)
+
+func TestMount_LocalOnly_FlockThatStaysOnThisMachine(t *testing.T) {
+	for _, tc := range []struct {
+		fstype, opts string
+		local        bool
+	}{
+		{"ext4", "rw,relatime", false},
+		{"tmpfs", "rw", false},
+		{"overlay", "rw,lowerdir=/a", false},
+		{"fuse.sshfs", "rw,user_id=0", true},
+		{"fuse", "rw", true}, // bindfs
+		{"fuseblk", "rw", true},
+		{"virtiofs", "rw", true},
+		{"9p", "rw,trans=virtio", true},
+		{"nfs4", "rw,vers=4.2,local_lock=none", false},
+		{"nfs", "rw,vers=3,local_lock=posix", false}, // flock is emulated by NFS locks
+		{"nfs", "rw,vers=3,nolock,local_lock=all", true},
+		{"nfs", "rw,vers=3,nolock", true},
+		{"nfs4", "rw,vers=4.1,local_lock=flock", true},
+		{"cifs", "rw,vers=3.1.1", false},
+		{"cifs", "rw,vers=3.1.1,nobrl", true},
+		{"smb3", "rw,nobrl", true},
+	} {
+		m := Mount{FSType: tc.fstype, Options: strings.Split(tc.opts, ",")}
+		if got := m.LocalOnly(); got != tc.local {
+			t.Errorf("%s %s: LocalOnly = %v, want %v", tc.fstype, tc.opts, got, tc.local)
+		}
+	}
+}
+
+func TestParseMountinfo_MountOfTheDevice(t *testing.T) {
+	const text = `22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro
+42 27 0:39 / /tmp/bf/a rw,nosuid,nodev,relatime - fuse /tmp/bf/shared rw,user_id=0,group_id=0
+50 22 0:52 / /home rw,relatime shared:9 - nfs srv:/home rw,vers=3,rsize=1048576,nolock,local_lock=all,addr=10.0.0.1
+51 22 0:52 /x /mnt/x rw,relatime shared:9 - nfs srv:/home rw,vers=3,nolock,local_lock=all,addr=10.0.0.1
+`
+	for _, tc := range []struct {
+		major, minor uint32
+		fstype       string
+		local, ok    bool
+	}{
+		{8, 1, "ext4", false, true},
+		{0, 39, "fuse", true, true},
+		{0, 52, "nfs", true, true},
+		{0, 99, "", false, false},
+	} {
+		m, ok := parseMountinfo(text, tc.major, tc.minor)
+		if ok != tc.ok || m.FSType != tc.fstype || m.LocalOnly() != tc.local {
+			t.Errorf("%d:%d = %+v, %v; want %s local=%v found=%v", tc.major, tc.minor, m, ok, tc.fstype, tc.local, tc.ok)
+		}
+	}
+}
+
+// localFlock stands in a filesystem whose flock reaches only this machine.
+func localFlock(t *testing.T) {
+	t.Cleanup(func() { lockScope = flockScope })
+	lockScope = func(safefile.Handle) (bool, string) { return true, "fuse.test" }
+}
+
+// remoteHost is a holder on another machine, for markers and break files.
+var remoteHost = ident.Self{Pid: 4242, StartToken: "1", BootID: "0b0b", MachineID: "0c0c", Hostname: "elsewhere"}
+
+// writeRemoteMarker writes a padrun marker of another machine whose last
+// heartbeat (interval 1s) was at hb.
+func writeRemoteMarker(t *testing.T, file string, hb time.Time) {
+	m := New(remoteHost, file, "remote-nonce", hb)
+	m.HeartbeatSeconds = 1
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(MarkerPath(file), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(MarkerPath(file), hb, hb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLocalFlock_OtherMachineHeartbeat_RefusesUntilThreeIntervals(t *testing.T) {
+	localFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	writeRemoteMarker(t, file, time.Now().Add(-2500*time.Millisecond))
+	var held *HeldError
+	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable ||
+		!strings.Contains(held.Judgement.Reason, "another machine") || !strings.Contains(held.Judgement.Reason, "heartbeat fresh") {
+		t.Fatalf("Acquire beside a fresh heartbeat = %v, want a waitable refusal", err)
+	}
+	writeRemoteMarker(t, file, time.Now().Add(-3100*time.Millisecond))
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil || l.LocalFlock != "fuse.test" || l.NoFlock {
+		t.Fatalf("Acquire over a silent heartbeat = %+v, %v; want a local flock", l, err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{MarkerPath(file), LockPath(file), BreakPath(file)} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s outlived the release", p)
+		}
+	}
+}
+
+// The flock of this machine is free, yet a taker on another machine holds
+// the break file: the takeover must wait for it.
+func TestLocalFlock_BreakFileOfAnotherMachine_Refuses(t *testing.T) {
+	localFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	writeRemoteMarker(t, file, time.Now().Add(-time.Hour))
+	writeBreak(t, file, remoteHost, time.Now())
+	var held *HeldError
+	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable ||
+		!strings.Contains(held.Judgement.Reason, "taking the file over") {
+		t.Fatalf("Acquire beside another machine's break file = %v, want a waitable refusal", err)
+	}
+	if m, err := Read(file); err != nil || m.Nonce != "remote-nonce" {
+		t.Fatalf("the marker was replaced under another taker's break file: %+v, %v", m, err)
+	}
+	if _, err := os.Lstat(LockPath(file)); !os.IsNotExist(err) {
+		t.Error("a refused taker left its lock file behind")
+	}
+}
+
+// A break file of another machine cannot be probed by pid: only its age,
+// three leases, proves its taker dead.
+func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
+	noFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	lease := breakLeaseSeconds * time.Second
+	writeBreak(t, file, remoteHost, time.Now().Add(-3*lease+2*time.Second))
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("Acquire beside a young break file of another machine = %v, want held", err)
+	}
+	writeBreak(t, file, remoteHost, time.Now().Add(-3*lease-time.Second))
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatalf("Acquire past an expired break file of another machine = %v", err)
+	}
+	l.Release()
+}
+
+func writeBreak(t *testing.T, file string, who ident.Self, mtime time.Time) {
+	b, _ := json.Marshal(breakTag{who.Pid, ident.Token(who.StartToken), who.BootID, who.MachineID, who.Hostname, ""})
+	os.Remove(BreakPath(file))
+	if err := os.WriteFile(BreakPath(file), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(BreakPath(file), mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The marker's first heartbeat is the time of the judgement that let it in.
+func TestPublish_StampsTheJudgementTime(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	at := time.Date(2026, 11, 30, 8, 0, 0, 123456789, time.UTC)
+	if err := publish(MarkerPath(file), newMarker(file), false, at); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(MarkerPath(file))
+	if err != nil || !fi.ModTime().Equal(at) {
+		t.Fatalf("marker mtime = %v, %v; want %v", fi.ModTime(), err, at)
+	}
+}
