@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of padrun. It first installs what the end-to-end tests
 # need: the pinned harnesses from npm (into .cache/harness); tmux; zsh and
-# fish for the shell examples; PyYAML to read the CI examples.
+# fish for the shell examples; PyYAML to read the CI examples; bindfs for
+# the shared-folder tests.
 # Extra arguments go to go test, e.g. ./test.sh -run TestHarnesses -v
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -20,6 +21,7 @@ command -v zsh >/dev/null || missing+=(zsh)
 command -v fish >/dev/null || missing+=(fish)
 command -v script >/dev/null || missing+=(bsdutils)
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
+command -v bindfs >/dev/null || missing+=(bindfs) # two FUSE mounts of one folder: TestSharedFolders
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo

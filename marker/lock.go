@@ -126,7 +126,7 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 			return acquireByMarker(file, m, self, h, fs)
 		}
 		now := time.Now()
-		replace, err := takeover(file, self, now)
+		replace, err := takeover(file, self, now, false)
 		if err == nil {
 			m.SessionFile = file
 			err = publish(mp, m, replace, now)
@@ -205,8 +205,9 @@ func busy(file string, self ident.Self) *HeldError {
 }
 
 // takeover judges the marker at file while holding its lock. It returns
-// whether a marker is there to replace, or a *HeldError.
-func takeover(file string, self ident.Self, now time.Time) (replace bool, err error) {
+// whether a marker is there to replace, or a *HeldError. blind says the
+// flock cannot see every holder (none, or only this machine's).
+func takeover(file string, self ident.Self, now time.Time, blind bool) (replace bool, err error) {
 	m, err := Read(file)
 	var ue *UnreadableError
 	switch {
@@ -241,8 +242,10 @@ func takeover(file string, self ident.Self, now time.Time) (replace bool, err er
 		return false, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
 	}
 	if j.Verdict != ident.Dead {
-		j.Reason = "its padrun released the lock but " + j.Reason
-		if j.Verdict == ident.Alive {
+		if !blind {
+			j.Reason = "its padrun released the lock but " + j.Reason
+		}
+		if j.Verdict == ident.Alive && !blind {
 			j.Reason += " (still exiting?)"
 		}
 		return false, refuse(j)
@@ -356,8 +359,8 @@ func (l *Lock) Release() error {
 			first = fmt.Errorf("marker: remove %s: %w", MarkerPath(l.File), err)
 		}
 	}
-	if l.NoFlock {
-		safefile.Close(l.h) // never unlink a lock file that is not locked
+	if l.NoFlock || l.LocalFlock != "" {
+		safefile.Close(l.h) // never unlink a lock file others do not see locked
 		return first
 	}
 	if err := releaseLock(l.h, LockPath(l.File)); err != nil && first == nil {
@@ -393,25 +396,23 @@ func releaseLock(h safefile.Handle, path string) error {
 // acquireByMarker takes file where its flock cannot keep other machines
 // out: on a filesystem without flock (localFS empty; h is not locked), or
 // one whose flock reaches only this machine (localFS names it; h is
-// locked). Takeovers are serialised by an exclusive-create F.live.break
+// locked). Its lock file is never unlinked. Takeovers are serialised by an
+// exclusive-create F.live.break
 // file, and the marker is read and judged again under it: a padrun marker
 // is judged by its padrun's liveness, or from another machine by its
 // heartbeat, as no lock can tell.
 func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, localFS string) (*Lock, error) {
-	drop := func() {
-		if localFS == "" {
-			safefile.Close(h) // never unlink a lock file that is not locked
-			return
-		}
-		releaseLock(h, LockPath(file)) // Best effort: leave no lock file behind.
-	}
+	// The lock file is never unlinked: without flock it is not locked, and
+	// on a FUSE mount an open(O_CREAT) that races an unlink made through
+	// another mount fails with ENOENT.
+	drop := func() { safefile.Close(h) }
 	if err := takeBreak(file, self); err != nil {
 		drop()
 		return nil, err
 	}
 	defer os.Remove(BreakPath(file))
 	now := time.Now()
-	replace, err := takeover(file, self, now)
+	replace, err := takeover(file, self, now, true)
 	if err == nil {
 		m.SessionFile = file
 		err = publish(MarkerPath(file), m, replace, now)

@@ -2,6 +2,8 @@ package marker
 
 import (
 	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -25,12 +27,28 @@ const (
 // default.
 func flockScope(h safefile.Handle) (localOnly bool, fs string) {
 	var sfs unix.Statfs_t
-	if err := unix.Fstatfs(h, &sfs); err != nil {
+	var st unix.Stat_t
+	if unix.Fstatfs(h, &sfs) != nil || unix.Fstat(h, &st) != nil {
 		return false, ""
 	}
+	return scope(sfs, st)
+}
+
+// pathScope is flockScope for the folder dir, for readers that do not open
+// the lock file.
+func pathScope(dir string) (localOnly bool, fs string) {
+	var sfs unix.Statfs_t
+	var st unix.Stat_t
+	if unix.Statfs(dir, &sfs) != nil || unix.Stat(dir, &st) != nil {
+		return false, ""
+	}
+	return scope(sfs, st)
+}
+
+func scope(sfs unix.Statfs_t, st unix.Stat_t) (localOnly bool, fs string) {
 	switch uint32(sfs.Type) {
 	case fuseSuperMagic, v9fsMagic:
-		m, ok := mountOf(h)
+		m, ok := mountOf(st)
 		if !ok {
 			m.FSType = "fuse"
 			if uint32(sfs.Type) == v9fsMagic {
@@ -39,21 +57,44 @@ func flockScope(h safefile.Handle) (localOnly bool, fs string) {
 		}
 		return true, m.FSType
 	case nfsSuperMagic, smbSuperMagic, cifsMagic:
-		m, ok := mountOf(h)
+		m, ok := mountOf(st)
 		return ok && m.LocalOnly(), m.FSType
 	}
 	return false, ""
 }
 
-// mountOf finds the mount that holds the open file h.
-func mountOf(h safefile.Handle) (Mount, bool) {
-	var st unix.Stat_t
-	if err := unix.Fstat(h, &st); err != nil {
-		return Mount{}, false
-	}
+// mountOf finds the mount that holds the file of st.
+func mountOf(st unix.Stat_t) (Mount, bool) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return Mount{}, false
 	}
 	return parseMountinfo(string(b), unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)))
+}
+
+// parseMountinfo finds the mount of device major:minor in the text of
+// /proc/self/mountinfo. A device mounted more than once (bind mounts) has
+// one superblock, so the last entry serves.
+func parseMountinfo(text string, major, minor uint32) (Mount, bool) {
+	dev := strconv.FormatUint(uint64(major), 10) + ":" + strconv.FormatUint(uint64(minor), 10)
+	var found Mount
+	ok := false
+	for _, line := range strings.Split(text, "\n") {
+		// 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
+		pre, post, cut := strings.Cut(line, " - ")
+		f := strings.Fields(pre)
+		if !cut || len(f) < 6 || f[2] != dev {
+			continue
+		}
+		g := strings.Fields(post)
+		if len(g) < 1 {
+			continue
+		}
+		found = Mount{FSType: g[0], Options: strings.Split(f[5], ",")}
+		if len(g) >= 3 {
+			found.Options = append(found.Options, strings.Split(g[2], ",")...)
+		}
+		ok = true
+	}
+	return found, ok
 }

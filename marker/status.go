@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/padrun/padrun/marker/ident"
@@ -22,13 +23,16 @@ const (
 
 // Status is the state of one session file, with its holder and the ladder's reasoning.
 type Status struct {
-	File      string    `json:"file"`
-	State     State     `json:"state"`
-	Holder    *Marker   `json:"holder,omitempty"`
-	Verdict   string    `json:"verdict,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	LockPid   int       `json:"lockPid,omitempty"`
-	CheckedAt time.Time `json:"checkedAt"`
+	File    string  `json:"file"`
+	State   State   `json:"state"`
+	Holder  *Marker `json:"holder,omitempty"`
+	Verdict string  `json:"verdict,omitempty"`
+	Reason  string  `json:"reason,omitempty"`
+	LockPid int     `json:"lockPid,omitempty"`
+	// LocalFlock names the filesystem when its flock reaches only this
+	// machine: the marker alone says whether another machine holds the file.
+	LocalFlock string    `json:"localFlock,omitempty"`
+	CheckedAt  time.Time `json:"checkedAt"`
 }
 
 // Free reports whether the file could be taken now.
@@ -39,6 +43,9 @@ func (s Status) Free() bool { return s.State == Free || s.State == Stale }
 // cannot be read, the marker's verdict decides.
 func Inspect(file string, self ident.Self, now time.Time) Status {
 	st := Status{File: file, CheckedAt: now}
+	if local, fs := pathScope(filepath.Dir(file)); local {
+		st.LocalFlock = fs
+	}
 	held, pid, err := lockHolder(LockPath(file))
 	if err != nil {
 		st.State, st.Reason = Unknown, err.Error()
@@ -57,7 +64,7 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 // judgeMarker fills st from the marker alone, as if its lock were free.
 func judgeMarker(st Status, self ident.Self) Status {
 	file, now := st.File, st.CheckedAt
-	replace, err := takeover(file, self, now)
+	replace, err := takeover(file, self, now, st.LocalFlock != "")
 	var he *HeldError
 	switch {
 	case errors.As(err, &he):
@@ -111,9 +118,23 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 		}
 		return st, fmt.Errorf("marker: lock %s: %w", LockPath(file), err)
 	}
-	defer releaseLock(h, LockPath(file))
+	local, fs := lockScope(h)
+	if local {
+		defer safefile.Close(h) // a lock file other machines open is never unlinked
+	} else {
+		defer releaseLock(h, LockPath(file))
+	}
 	if !safefile.SameFile(h, LockPath(file)) {
 		return Inspect(file, self, now), nil
+	}
+	if local {
+		// Takers on other machines do not see this flock: judge and
+		// remove under the break file, as they take over under it.
+		st.LocalFlock = fs
+		if err := takeBreak(file, self); err != nil {
+			return Inspect(file, self, now), nil
+		}
+		defer os.Remove(BreakPath(file))
 	}
 	st = judgeMarker(st, self)
 	if st.State == Stale || (force && st.State == Unknown) {

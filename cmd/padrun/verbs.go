@@ -89,6 +89,9 @@ func printStatus(w io.Writer, st marker.Status, now time.Time) {
 		}
 		fmt.Fprintf(w, "  verdict: %s: %s\n", v, st.Reason)
 	}
+	if st.LocalFlock != "" {
+		fmt.Fprintf(w, "  filesystem: %s, whose flock does not reach other machines: their holders are judged by the marker\n", st.LocalFlock)
+	}
 }
 
 func cmdUnlock(args []string, stdout, stderr io.Writer) int {
