@@ -32,6 +32,14 @@ import (
 // Version is padrun's version, recorded in markers and records.
 const Version = "0.1.0"
 
+// DefaultHeartbeat is the heartbeat's interval unless --heartbeat says
+// otherwise: other machines take a crashed holder's file over after 3 of
+// them (45 s), and a reader's attribute cache may lag it by up to 2 (sshfs
+// caches attributes for 20 s by default). It costs padrun one utimensat
+// and one timer wake per interval, about 50 ms of CPU an hour (measured by
+// BenchmarkHeartbeat).
+const DefaultHeartbeat = 15 * time.Second
+
 // Options are the run's settings, from the command line.
 type Options struct {
 	Guards    []string
@@ -40,7 +48,7 @@ type Options struct {
 	Wait      time.Duration
 	Timeout   time.Duration
 	Grace     time.Duration
-	Heartbeat time.Duration
+	Heartbeat time.Duration // 0 is off
 	Strict    bool
 	NoPin     bool
 	Pty       bool     // run the child on a new pseudo-terminal

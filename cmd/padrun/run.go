@@ -82,7 +82,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse")
 	fs.DurationVar(&f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124)")
 	fs.DurationVar(&f.Grace, "grace", 10*time.Second, "time between TERM and KILL when ending the child")
-	fs.DurationVar(&f.Heartbeat, "heartbeat", 30*time.Second, "refresh the marker every `DURATION` for other machines (0: off)")
+	fs.DurationVar(&f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
