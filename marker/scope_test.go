@@ -175,3 +175,30 @@ func TestPublish_StampsTheJudgementTime(t *testing.T) {
 		t.Fatalf("marker mtime = %v, %v; want %v", fi.ModTime(), err, at)
 	}
 }
+
+// unlock judges and removes a stale marker under the break file where the
+// flock stays on this machine: a taker on another machine may be
+// publishing its own marker meanwhile.
+func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
+	localFlock(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	writeRemoteMarker(t, file, time.Now().Add(-time.Hour))
+	writeBreak(t, file, remoteHost, time.Now())
+	if st, err := Unlock(file, self, false); err != nil || st.State != Unknown || !strings.Contains(st.Reason, "taking the file over") {
+		t.Fatalf("Unlock beside another machine's break file = %+v, %v; want the marker kept", st, err)
+	}
+	if _, err := os.Lstat(MarkerPath(file)); err != nil {
+		t.Fatal("the marker was removed under another taker's break file")
+	}
+	os.Remove(BreakPath(file))
+	st, err := Unlock(file, self, false)
+	if err != nil || st.State != Free || st.LocalFlock != "fuse.test" {
+		t.Fatalf("Unlock of a stale marker = %+v, %v; want free, on fuse.test", st, err)
+	}
+	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
+		t.Fatal("the stale marker was kept")
+	}
+	if _, err := os.Lstat(LockPath(file)); err != nil {
+		t.Error("the lock file, which other machines open too, was unlinked")
+	}
+}

@@ -132,7 +132,12 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 		// remove under the break file, as they take over under it.
 		st.LocalFlock = fs
 		if err := takeBreak(file, self); err != nil {
-			return Inspect(file, self, now), nil
+			var he *HeldError
+			if !errors.As(err, &he) {
+				return st, err
+			}
+			st.State, st.Verdict, st.Reason = Unknown, he.Judgement.Verdict.String(), he.Judgement.Reason
+			return st, nil
 		}
 		defer os.Remove(BreakPath(file))
 	}
