@@ -345,9 +345,30 @@ func (l *Lock) SetChild(pid int, token string) error {
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
 }
 
-// Touch refreshes the marker's mtime: the heartbeat.
+// LostError says a holder's marker was replaced or removed by another:
+// after its heartbeat looked silent for 3 intervals (a stalled or
+// suspended machine), or by unlock --force.
+type LostError struct{ File string }
+
+func (e *LostError) Error() string {
+	return "marker: " + MarkerPath(e.File) + " is no longer ours: another session took " + e.File + " over"
+}
+
+// Touch refreshes the marker's mtime: the heartbeat. It touches only a
+// marker that is still ours (by nonce), never the marker of whoever took
+// the file over: that is a *LostError.
 func (l *Lock) Touch(now time.Time) error {
-	return safefile.Touch(MarkerPath(l.File), now)
+	ours, err := safefile.TouchIf(MarkerPath(l.File), MaxSize, now, func(b []byte) bool {
+		m, err := Parse(b)
+		return err == nil && m.Nonce == l.marker.Nonce
+	})
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && !ours:
+		return &LostError{l.File}
+	case err != nil:
+		return fmt.Errorf("marker: heartbeat %s: %w", MarkerPath(l.File), err)
+	}
+	return nil
 }
 
 // Release removes the marker if it is still ours (nonce), then unlinks the

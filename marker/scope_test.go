@@ -202,3 +202,33 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 		t.Error("the lock file, which other machines open too, was unlinked")
 	}
 }
+
+// The heartbeat touches only our own marker: once another session has
+// taken the file over (our heartbeat looked silent), it is lost.
+func TestTouch_MarkerReplacedOrRemoved_IsLost(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	beat := time.Now().Add(-time.Minute).Truncate(time.Microsecond)
+	if err := l.Touch(beat); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(MarkerPath(file)); !fi.ModTime().Equal(beat) {
+		t.Fatalf("heartbeat mtime = %v, want %v", fi.ModTime(), beat)
+	}
+	writeRemoteMarker(t, file, beat)
+	var lost *LostError
+	if err := l.Touch(time.Now()); !errors.As(err, &lost) {
+		t.Fatalf("Touch of another's marker = %v, want lost", err)
+	}
+	if fi, _ := os.Stat(MarkerPath(file)); !fi.ModTime().Equal(beat) {
+		t.Fatal("the heartbeat refreshed the marker of the session that took the file over")
+	}
+	os.Remove(MarkerPath(file))
+	if err := l.Touch(time.Now()); !errors.As(err, &lost) {
+		t.Fatalf("Touch of a removed marker = %v, want lost", err)
+	}
+}

@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -190,6 +191,7 @@ func (s *session) heartbeat(every time.Duration) (stop func()) {
 		defer close(done)
 		t := time.NewTicker(every)
 		defer t.Stop()
+		lost := map[string]bool{}
 		for {
 			select {
 			case <-quit:
@@ -197,9 +199,7 @@ func (s *session) heartbeat(every time.Duration) (stop func()) {
 			case now := <-t.C:
 				s.mu.Lock()
 				for _, l := range s.locks {
-					if err := l.Touch(now); err != nil {
-						s.o.Log.Warn().Err(err).Msg("heartbeat")
-					}
+					s.beat(l, now, lost)
 				}
 				s.mu.Unlock()
 			}
@@ -208,6 +208,23 @@ func (s *session) heartbeat(every time.Duration) (stop func()) {
 	return func() {
 		close(quit)
 		<-done
+	}
+}
+
+// beat refreshes l's marker. A marker lost to another session is said
+// once, loudly, and no longer touched: two writers may now run.
+func (s *session) beat(l *marker.Lock, now time.Time, lost map[string]bool) {
+	if lost[l.File] {
+		return
+	}
+	err := l.Touch(now)
+	var le *marker.LostError
+	switch {
+	case errors.As(err, &le):
+		lost[l.File] = true
+		s.o.Log.Error().Str("file", l.File).Msg("another session took the file over: this run's heartbeat looked silent for 3 intervals (a stalled or suspended machine?) or its marker was removed; two writers may now run")
+	case err != nil:
+		s.o.Log.Warn().Err(err).Msg("heartbeat")
 	}
 }
 

@@ -40,7 +40,7 @@ func TestSharedFolders(t *testing.T) {
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		missing = append(missing, "/dev/fuse")
 	}
-	for _, prog := range []string{"bindfs", "unshare", "nsenter", "flock"} {
+	for _, prog := range []string{"bindfs", "unshare", "nsenter", "setpriv", "flock"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			missing = append(missing, prog+" (apt-get install bindfs util-linux; ./test.sh does)")
 		}
@@ -82,8 +82,10 @@ func cmdMachine(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ready := ts.MkAbs("ready-" + id)
 	os.Remove(ready)
-	p := startProc(ts, []string{"unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc",
-		"sh", "machine.sh", id, mounts})
+	// Should the test binary die, setpriv's death signal ends unshare, and
+	// unshare's (--kill-child) ends the machine.
+	p := startProc(ts, []string{"setpriv", "--pdeathsig", "KILL", "unshare", "--mount", "--pid", "--fork",
+		"--kill-child", "--mount-proc", "sh", "machine.sh", id, mounts})
 	procs.Store(ts.Getenv("WORK")+"\x00"+name, p)
 	ts.Defer(func() {
 		if p.cmd.ProcessState == nil {
@@ -112,8 +114,8 @@ func cmdMachine(ts *testscript.TestScript, neg bool, args []string) {
 	setenv(ts, name, init[0])
 }
 
-// in MACHINE run STATUS PROG [ARG...]
-// in MACHINE start NAME PROG [ARG...]
+// in MACHINE run STATUS [-stdout=F] [-stderr=F] PROG [ARG...]
+// in MACHINE start NAME [-stdout=F] [-stderr=F] PROG [ARG...]
 // run or start PROG inside machine MACHINE (its mounts and pid namespace,
 // its init's working folder).
 func cmdIn(ts *testscript.TestScript, neg bool, args []string) {
@@ -121,7 +123,12 @@ func cmdIn(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: in MACHINE run STATUS|start NAME PROG [ARG...]")
 	}
 	enter, end := nsenter(ts, args[0])
-	argv := append(enter, args[3:]...)
+	rest := args[3:]
+	var opts []string // start's own options come before the program
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-std") {
+		opts, rest = append(opts, rest[0]), rest[1:]
+	}
+	argv := append(append(opts, enter...), rest...)
 	if args[1] == "run" {
 		awaitProc(ts, startProc(ts, argv), args[2])
 		return
@@ -176,12 +183,13 @@ var leases sync.Map // WORK + "\x00" + NAME -> a time saved by lease
 
 // lease mtime NAME FILE      saves FILE's mtime as NAME
 // lease created NAME MARKER  saves the marker's createdAt as NAME
+// lease same NAME FILE       checks that FILE's mtime is still NAME
 // lease after NAME D MARKER  checks that MARKER's mtime, the time its holder
 //
 //	took over, is at least D after NAME, and not in the future
 func cmdLease(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: lease mtime|created|after NAME ...")
+		ts.Fatalf("usage: lease mtime|same|created|after NAME ...")
 	}
 	key := ts.Getenv("WORK") + "\x00" + args[1]
 	switch {
@@ -189,6 +197,13 @@ func cmdLease(ts *testscript.TestScript, neg bool, args []string) {
 		fi, err := os.Stat(ts.MkAbs(args[2]))
 		ts.Check(err)
 		leases.Store(key, fi.ModTime())
+	case args[0] == "same" && len(args) == 3:
+		v, ok := leases.Load(key)
+		fi, err := os.Stat(ts.MkAbs(args[2]))
+		ts.Check(err)
+		if !ok || !fi.ModTime().Equal(v.(time.Time)) {
+			ts.Fatalf("%s: mtime %v, want %v", args[2], fi.ModTime(), v)
+		}
 	case args[0] == "created" && len(args) == 3:
 		var m struct{ CreatedAt time.Time }
 		ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[2])), &m))

@@ -80,15 +80,41 @@ func SameFile(fd Handle, path string) bool {
 // but without following a symlink or blocking on a FIFO. It also returns
 // the file's mtime.
 func ReadBounded(path string, max int64) ([]byte, time.Time, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	switch err {
-	case nil:
-	case unix.ELOOP:
-		return nil, time.Time{}, ErrSymlink
-	default:
+	fd, err := openRead(path)
+	if err != nil {
 		return nil, time.Time{}, err
 	}
 	defer unix.Close(fd)
+	return readFD(fd, max)
+}
+
+// TouchIf sets the mtime of the regular file at path to t, like Touch, if
+// keep approves its content (at most max bytes), and reports whether it
+// did. The file touched is the one read, never one that replaced it since.
+func TouchIf(path string, max int64, t time.Time, keep func([]byte) bool) (bool, error) {
+	fd, err := openRead(path)
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(fd)
+	b, _, err := readFD(fd, max)
+	if err != nil || !keep(b) {
+		return false, err
+	}
+	tv := unix.NsecToTimeval(t.UnixNano())
+	return true, unix.Futimes(fd, []unix.Timeval{tv, tv})
+}
+
+func openRead(path string) (int, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err == unix.ELOOP {
+		return -1, ErrSymlink
+	}
+	return fd, err
+}
+
+// readFD reads the open regular file fd, of at most max bytes, and its mtime.
+func readFD(fd int, max int64) ([]byte, time.Time, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, time.Time{}, err

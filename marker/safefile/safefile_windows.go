@@ -89,6 +89,17 @@ func WriteNew(path string, b []byte) error {
 // Touch sets path's mtime.
 func Touch(path string, t time.Time) error { return os.Chtimes(path, t, t) }
 
+// TouchIf sets path's mtime if keep approves its content (at most max
+// bytes), and reports whether it did. Here the file is touched by name
+// again after the read.
+func TouchIf(path string, max int64, t time.Time, keep func([]byte) bool) (bool, error) {
+	b, _, err := ReadBounded(path, max)
+	if err != nil || !keep(b) {
+		return false, err
+	}
+	return true, os.Chtimes(path, t, t)
+}
+
 // Create creates or truncates path, refusing a symlink.
 func Create(path string) (*os.File, error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
