@@ -31,13 +31,21 @@ func pause(sigs <-chan os.Signal, deadline time.Time, d time.Duration) error {
 	}
 }
 
-// watch claims every new session file the child creates in the harness's
-// session folders, at once: a marker, no refusal.
-func (s *session) watch(ws []harness.Watch, now time.Time) (stop func()) {
+// watchEvents is what the folder watcher reports to the run.
+type watchEvents struct {
+	claim   func(path string)      // a new session file that the run's own tree writes
+	unowned func(path, why string) // a new session file not proven the run's
+	wrote   func(path string)      // a session file in a watched folder was written
+}
+
+// watch claims every new session file the child's process tree creates in
+// the harness's session folders, at once: a marker, no refusal. A new file
+// it cannot prove the run's is left alone, and padrun says so.
+func (s *session) watch(ws []harness.Watch, now time.Time, child int) (stop func()) {
 	if len(ws) == 0 {
 		return func() {}
 	}
-	stop, err := watch(ws, now, s.claim)
+	stop, err := watch(ws, now, child, watchEvents{claim: s.claim, unowned: s.unowned, wrote: s.learnID})
 	if err != nil {
 		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
 		return func() {}
@@ -65,7 +73,7 @@ func (s *session) claim(path string) {
 	m.Nonce = uuid.NewString()
 	l, err := marker.Acquire(file, m, s.self, nil)
 	if err != nil {
-		s.o.Log.Info().Err(err).Str("file", file).Msg("new session file not claimed")
+		s.o.Log.Warn().Err(err).Str("file", file).Msg("new session file not claimed: it is held by another session")
 		return
 	}
 	if s.rec != nil && s.rec.Padrun.ChildPid > 0 {
@@ -76,12 +84,65 @@ func (s *session) claim(path string) {
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
+	s.learnIDLocked(file)
 	if s.rec != nil {
 		s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
 		s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
 		if err := s.reg.Write(context.Background(), s.rec); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record new session file")
 		}
+	}
+}
+
+// unowned says that a new session file was left unclaimed: another
+// process writes it (debug: codex's folder is shared by every project), or
+// no writer of the run's own was seen (a warning).
+func (s *session) unowned(path, why string) {
+	if why == whyForeign {
+		s.o.Log.Debug().Str("file", path).Msg("new session file of another process: not claimed")
+		return
+	}
+	s.o.Log.Warn().Str("file", path).Msg("new session file not claimed: padrun cannot prove this run writes it (" + why + "); it is unguarded")
+}
+
+// whyForeign is the reason given for a file another process writes.
+const whyForeign = "another process writes it"
+
+// learnID reads the harness's session id from a claimed file's header once
+// the harness has written it, into the markers and the record.
+func (s *session) learnID(path string) {
+	file, err := CanonicalFile(path)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.learnIDLocked(file)
+}
+
+func (s *session) learnIDLocked(file string) {
+	if s.rec == nil || s.rec.SessionID != "" {
+		return
+	}
+	var l *marker.Lock
+	for _, x := range s.locks {
+		if x.File == file {
+			l = x
+		}
+	}
+	if l == nil {
+		return
+	}
+	id := harness.HeaderID(file)
+	if id == "" {
+		return
+	}
+	if err := l.SetSessionID(id); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record session id in marker")
+	}
+	s.proto.SessionID, s.rec.SessionID = id, id
+	if err := s.reg.Write(s.rec); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record session id")
 	}
 }
 

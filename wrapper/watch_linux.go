@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -13,112 +14,219 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// watch reports, through claim, every session file created in the watched
-// folders until stop is called. It uses inotify, so a file is claimed as
-// soon as it exists.
-func watch(ws []harness.Watch, now time.Time, claim func(path string)) (stop func(), err error) {
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+// watcher follows the watched folders: inotify for new files and writes,
+// and, where it may, fanotify for the pid of each writer.
+type watcher struct {
+	in    int
+	fan   *fanWatch // nil without CAP_SYS_ADMIN
+	root  int       // padrun itself: its tree is the run's
+	child atomic.Int64 // the direct child
+	ev    watchEvents
+	dirs  map[int]watched
+	// pending are new session files whose writer is not known yet; seen are
+	// the writers fanotify named, by file; decided are the files judged.
+	pending map[fileKey]string
+	seen    map[fileKey]membership
+	decided map[fileKey]bool
+}
+
+// watch reports, through ev, every session file created in the watched
+// folders until stop is called: claimed when the run's own process tree
+// writes it, unowned otherwise. It uses inotify, so a file is judged as soon
+// as it exists or is first written.
+func watch(ws []harness.Watch, now time.Time, child int, ev watchEvents) (stop func(), err error) {
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	dirs := map[int]watched{}
-	var add func(d watched)
-	add = func(d watched) {
-		if err := os.MkdirAll(d.dir, 0o700); err != nil {
-			return
-		}
-		wd, err := unix.InotifyAddWatch(fd, d.dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR)
-		if err != nil {
-			return
-		}
-		dirs[wd] = d
-		// Whatever appeared before the watch: today's folders, new files.
-		if d.level < d.w.Depth {
-			sub := filepath.Join(d.dir, todayPart(now, d.level))
-			if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
-				add(watched{d.w, sub, d.level + 1})
-			}
-		}
+	w := &watcher{in: in, root: os.Getpid(), ev: ev, dirs: map[int]watched{},
+		pending: map[fileKey]string{}, seen: map[fileKey]membership{}, decided: map[fileKey]bool{}}
+	w.child.Store(int64(child))
+	if fan, err := newFanWatch(); err == nil {
+		w.fan = fan
 	}
-	for _, w := range ws {
-		add(watched{w, w.Dir, 0}) // only the root is created: date folders are the harness's
+	for _, ww := range ws {
+		w.add(watched{ww, ww.Dir, 0}, now) // only the root is created: date folders are the harness's
 	}
 	quit := make([]int, 2)
 	if err := unix.Pipe2(quit, unix.O_CLOEXEC); err != nil {
-		unix.Close(fd)
+		w.close()
 		return nil, err
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		buf := make([]byte, 64<<10)
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(quit[0]), Events: unix.POLLIN}}
-		for {
-			if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
-				return
-			}
-			if fds[1].Revents != 0 {
-				return
-			}
-			n, err := unix.Read(fd, buf)
-			if err != nil {
-				continue
-			}
-			for off := 0; off+unix.SizeofInotifyEvent <= n; {
-				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-				nameBytes := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-				off += unix.SizeofInotifyEvent + int(ev.Len)
-				d, ok := dirs[int(ev.Wd)]
-				name := cString(nameBytes)
-				if !ok || name == "" {
-					continue
-				}
-				isDir := ev.Mask&unix.IN_ISDIR != 0
-				if !d.matches(name, isDir) {
-					continue
-				}
-				path := filepath.Join(d.dir, name)
-				if isDir {
-					add(watched{d.w, path, d.level + 1})
-					claimAll(watched{d.w, path, d.level + 1}, claim)
-					continue
-				}
-				claim(path)
-			}
-		}
+		w.loop(quit[0])
 	}()
 	return func() {
 		unix.Write(quit[1], []byte{0}) // Best effort: wakes the reader.
 		wg.Wait()
 		unix.Close(quit[0])
 		unix.Close(quit[1])
-		unix.Close(fd)
+		w.close()
 	}, nil
 }
 
-// claimAll claims the session files already in a folder that just
-// appeared: they may have been created before its watch was added.
-func claimAll(d watched, claim func(string)) {
-	des, _ := os.ReadDir(d.dir)
-	for _, de := range des {
-		if d.matches(de.Name(), de.IsDir()) {
-			if de.IsDir() {
-				claimAll(watched{d.w, filepath.Join(d.dir, de.Name()), d.level + 1}, claim)
-			} else {
-				claim(filepath.Join(d.dir, de.Name()))
+func (w *watcher) close() {
+	unix.Close(w.in)
+	if w.fan != nil {
+		w.fan.close()
+	}
+}
+
+// add watches a folder, and the folder of today below it, which may have
+// appeared before the watch.
+func (w *watcher) add(d watched, now time.Time) {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(w.in, d.dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ONLYDIR)
+	if err != nil {
+		return
+	}
+	w.dirs[wd] = d
+	if w.fan != nil && d.level == d.w.Depth {
+		w.fan.mark(d.dir) // Best effort: /proc still proves what it can.
+	}
+	if d.level < d.w.Depth {
+		sub := filepath.Join(d.dir, todayPart(now, d.level))
+		if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
+			w.add(watched{d.w, sub, d.level + 1}, now)
+		}
+	}
+}
+
+// loop reads events until quit is readable, then reads what is left.
+func (w *watcher) loop(quit int) {
+	buf, fanBuf := make([]byte, 64<<10), make([]byte, 64<<10)
+	fds := []unix.PollFd{{Fd: int32(w.in), Events: unix.POLLIN}, {Fd: int32(quit), Events: unix.POLLIN}}
+	if w.fan != nil {
+		fds = append(fds, unix.PollFd{Fd: int32(w.fan.fd), Events: unix.POLLIN})
+	}
+	for {
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+			return
+		}
+		done := fds[1].Revents != 0
+		// fanotify first: a write's pid is known before its file is judged.
+		if w.fan != nil {
+			w.fan.read(fanBuf, w.wrote)
+		}
+		w.readInotify(buf)
+		if done {
+			for _, path := range w.pending {
+				w.ev.unowned(path, "no process of this run was seen writing it")
+			}
+			return
+		}
+	}
+}
+
+func (w *watcher) readInotify(buf []byte) {
+	for {
+		n, err := unix.Read(w.in, buf)
+		if err != nil || n <= 0 {
+			return
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := unix.ByteSliceToString(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)])
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+			d, ok := w.dirs[int(ev.Wd)]
+			isDir := ev.Mask&unix.IN_ISDIR != 0
+			if !ok || name == "" || !d.matches(name, isDir) {
+				continue
+			}
+			path := filepath.Join(d.dir, name)
+			switch {
+			case isDir:
+				if ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+					w.add(watched{d.w, path, d.level + 1}, time.Now())
+					w.found(watched{d.w, path, d.level + 1})
+				}
+			case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+				w.judge(path, true)
+			default:
+				w.judge(path, false)
+				w.ev.wrote(path)
 			}
 		}
 	}
 }
 
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
+// found judges the session files already in a folder that just appeared:
+// they may have been created before its watch was added.
+func (w *watcher) found(d watched) {
+	des, _ := os.ReadDir(d.dir)
+	for _, de := range des {
+		if d.matches(de.Name(), de.IsDir()) {
+			if de.IsDir() {
+				w.found(watched{d.w, filepath.Join(d.dir, de.Name()), d.level + 1})
+			} else {
+				w.judge(filepath.Join(d.dir, de.Name()), true)
+			}
 		}
 	}
-	return string(b)
+}
+
+// judge decides whose a session file is: a new one (created) becomes
+// pending until a writer is known; a pending one is judged again on each
+// write.
+func (w *watcher) judge(path string, created bool) {
+	k, ok := keyOf(path)
+	if !ok || w.decided[k] {
+		return
+	}
+	if _, isPending := w.pending[k]; !created && !isPending {
+		return
+	}
+	w.pending[k] = path
+	m, ok := w.seen[k]
+	if !ok {
+		switch ours, foreign := writers(k, w.root); {
+		case ours && !foreign:
+			m = inside
+		case foreign && !ours:
+			m = outside
+		default:
+			return // not known yet
+		}
+	}
+	w.decide(k, m)
+}
+
+func (w *watcher) decide(k fileKey, m membership) {
+	path := w.pending[k]
+	delete(w.pending, k)
+	delete(w.seen, k)
+	w.decided[k] = true
+	if m == inside {
+		w.ev.claim(path)
+	} else {
+		w.ev.unowned(path, whyForeign)
+	}
+}
+
+// wrote records fanotify's writer of a file: the first one decides.
+func (w *watcher) wrote(pid int, k fileKey) {
+	if w.decided[k] {
+		return
+	}
+	if _, ok := w.seen[k]; ok {
+		return
+	}
+	m := inTree(pid, w.root)
+	if m == gone && int64(pid) == w.child.Load() {
+		m = inside // the child itself, exited since: nothing else has its pid yet
+	}
+	if m == gone {
+		return // unknown: another write may tell
+	}
+	w.seen[k] = m
+	if _, ok := w.pending[k]; ok {
+		w.decide(k, m)
+	}
 }
 
 // todayPart names the folder at level below a dated watch root: YYYY, MM, DD.

@@ -11,9 +11,10 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// watch reports, through claim, every session file created in the watched
-// folders until stop is called, by a cheap poll of their listings.
-func watch(ws []harness.Watch, _ time.Time, claim func(path string)) (stop func(), err error) {
+// watch reports, through ev, every session file created in the watched
+// folders until stop is called, by a cheap poll of their listings. Here
+// padrun cannot tell which process writes a file: none is claimed.
+func watch(ws []harness.Watch, _ time.Time, _ int, ev watchEvents) (stop func(), err error) {
 	list := func() map[string]bool {
 		seen := map[string]bool{}
 		for _, w := range ws {
@@ -44,7 +45,7 @@ func watch(ws []harness.Watch, _ time.Time, claim func(path string)) (stop func(
 				for p := range list() {
 					if !before[p] {
 						before[p] = true
-						claim(p)
+						ev.unowned(p, "padrun cannot tell which process writes it on this system")
 					}
 				}
 			}

@@ -208,7 +208,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
 	stopRecord := s.recordChild(child.Pid)
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
-	stopWatch := s.watch(plan.Watch, now)
+	stopWatch := s.watch(plan.Watch, now, child.Pid)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
 	o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	stopWatch()

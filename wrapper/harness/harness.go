@@ -132,6 +132,28 @@ func firstLine(path string, v any) bool {
 	return json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(v) == nil
 }
 
+// HeaderID is the session id in a session file's header, once the harness
+// has written it: pi's "session" line, codex's "session_meta" line.
+func HeaderID(path string) string {
+	var h struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		Payload struct {
+			ID string `json:"id"`
+		} `json:"payload"`
+	}
+	if !firstLine(path, &h) {
+		return ""
+	}
+	switch h.Type {
+	case "session":
+		return h.ID
+	case "session_meta":
+		return h.Payload.ID
+	}
+	return ""
+}
+
 func newUUIDv7() string {
 	id, err := uuid.NewV7()
 	if err != nil {
