@@ -18,8 +18,8 @@ import (
 // and, where it may, fanotify for the pid of each writer.
 type watcher struct {
 	in    int
-	fan   *fanWatch // nil without CAP_SYS_ADMIN
-	root  int       // padrun itself: its tree is the run's
+	fan   *fanWatch    // nil without CAP_SYS_ADMIN
+	root  int          // padrun itself: its tree is the run's
 	child atomic.Int64 // the direct child
 	ev    watchEvents
 	dirs  map[int]watched

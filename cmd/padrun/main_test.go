@@ -97,6 +97,7 @@ func params(dir string) testscript.Params {
 			"padrecord":   cmdPadRecord,
 			"lsrow":       cmdLsRow,
 			"lsrows":      cmdLsRows,
+			"misclaim":    cmdMisclaim,
 		},
 	}
 }
