@@ -120,17 +120,11 @@ func codex(argv []string, env Env) Plan {
 		}
 		p.Files, p.SessionID = []string{f}, a.id
 	case a.resume && a.last:
-		f := codexFind(sessions, func(_ string, m codexMeta) bool { return a.all || m.Payload.Cwd == env.Cwd })
-		if f == "" {
-			p.Watch = []Watch{watch} // nothing to resume: codex starts anew
-			return p
-		}
-		var m codexMeta
-		firstLine(f, &m)
-		p.Files, p.SessionID = []string{f}, m.Payload.ID
-		if !env.NoPin && m.Payload.ID != "" {
-			p.Argv[a.lastAt] = m.Payload.ID
-		}
+		// codex ranks --last by its own state database (state_*.sqlite
+		// under CODEX_HOME, falling back to its rollout listing), not by
+		// mtime: padrun cannot name its pick, and leaves argv alone.
+		p.Unknown = "--last picks by codex's own state database"
+		return p
 	case a.resume:
 		p.Unknown = "resume without a session id opens a picker"
 		return p

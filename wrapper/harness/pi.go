@@ -229,20 +229,21 @@ func PiProjectDir(cwd string) string {
 	return "--" + strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(s) + "--"
 }
 
-// piFindID returns the newest session in dir whose id starts with prefix.
+// piFindID returns the session of dir that pi picks for an id prefix: of
+// those whose id starts with prefix, the one of latest activity.
 func piFindID(dir, prefix string) string {
-	return newest(dir, "*.jsonl", func(path string) bool {
-		id := piSessionID(path)
-		return id != "" && strings.HasPrefix(id, prefix)
-	})
+	return piMatch(piList(dir), prefix)
 }
 
+// piFindIDAnywhere is pi's global search: every project's sessions, ranked
+// together by latest activity.
 func piFindIDAnywhere(agentDir, prefix string) string {
-	dirs, _ := filepath.Glob(filepath.Join(agentDir, "sessions", "*"))
-	for _, d := range dirs {
-		if f := piFindID(d, prefix); f != "" {
-			return f
+	des, _ := os.ReadDir(filepath.Join(agentDir, "sessions"))
+	var dirs []string
+	for _, de := range des {
+		if de.IsDir() {
+			dirs = append(dirs, filepath.Join(agentDir, "sessions", de.Name()))
 		}
 	}
-	return ""
+	return piMatch(piList(dirs...), prefix)
 }
