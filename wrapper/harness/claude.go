@@ -38,8 +38,9 @@ var (
 
 type claudeArgs struct {
 	print, cont, resume, fork, noPersist, worktree, info bool
+	background                                           bool // --bg: the session runs in claude's daemon
 	resumeID, sessionID, outputFormat, inputFormat       string
-	contAt                                               int
+	contAt, resumeAt, resumeEnd                          int // argv indexes: -c, -r and past its value
 }
 
 func parseClaude(argv []string) claudeArgs {
@@ -50,6 +51,7 @@ func parseClaude(argv []string) claudeArgs {
 		if arg == "--" {
 			break
 		}
+		start := i
 		name, value, hasValue := arg, "", false
 		if strings.HasPrefix(arg, "--") {
 			name, value, hasValue = strings.Cut(arg, "=")
@@ -72,6 +74,8 @@ func parseClaude(argv []string) claudeArgs {
 			a.cont, a.contAt = true, i
 		case name == "--fork-session":
 			a.fork = true
+		case name == "--bg" || name == "--background":
+			a.background = true
 		case name == "--no-session-persistence":
 			a.noPersist = true
 		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
@@ -94,7 +98,7 @@ func parseClaude(argv []string) claudeArgs {
 			}
 			switch name {
 			case "-r", "--resume":
-				a.resume, a.resumeID = true, value
+				a.resume, a.resumeID, a.resumeAt, a.resumeEnd = true, value, start, i+1
 			case "-w", "--worktree":
 				a.worktree = true
 			}
@@ -136,6 +140,13 @@ func claude(argv []string, env Env) Plan {
 		p.Mode = ""
 		return p
 	}
+	if a.background {
+		// claude hands the session to its background daemon and returns at
+		// once: the daemon, not padrun's child, writes the transcript for as
+		// long as it likes. It cannot be guarded; argv is left alone.
+		p.Unknown = "--bg hands the session to claude's background daemon, which padrun cannot guard"
+		return p
+	}
 	if a.worktree {
 		p.Unknown = "--worktree runs in a folder that does not exist yet"
 		return p
@@ -156,6 +167,17 @@ func claude(argv []string, env Env) Plan {
 	case a.resume && a.fork, a.cont && a.fork:
 		p.Watch = []Watch{watch} // the source is only read; the fork is new
 		return p
+	case a.resume && a.print && a.resumeID != "" && uuid.Validate(a.resumeID) != nil:
+		// In print mode, claude resumes a session by its title.
+		id, why := claudeTitled(dir, a.resumeID)
+		if id == "" {
+			p.Unknown = why
+			return p
+		}
+		p.Files, p.SessionID = []string{file(id)}, id
+		if !env.NoPin {
+			p.Argv = append(append(slices.Clone(argv[:a.resumeAt]), "--resume", id), argv[a.resumeEnd:]...)
+		}
 	case a.resume:
 		if uuid.Validate(a.resumeID) != nil {
 			p.Unknown = "--resume without a session id opens a picker"
