@@ -203,7 +203,8 @@ func Run(o Options) (st supervise.Status, err error) {
 	if err != nil {
 		return st, err
 	}
-	defer child.Close() // the terminal is restored on every path, before cleanup
+	defer remindUnknown(o, plan)() // last, once the terminal is restored
+	defer child.Close()            // the terminal is restored on every path, before cleanup
 	notify(sigs, supervise.Late)
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
 	stopRecord := s.recordChild(child.Pid)
@@ -215,6 +216,24 @@ func Run(o Options) (st supervise.Status, err error) {
 	stopHeartbeat()
 	stopRecord()
 	return st, nil
+}
+
+// remindUnknown returns what says, once an interactive harness on a
+// terminal has ended, that its session file was unknown: the warning given
+// before it started may have been drawn over by its screen, and scrolled out
+// of sight; said again after it, it stays in view.
+func remindUnknown(o Options, plan harness.Plan) func() {
+	if plan.Unknown == "" || plan.Mode != "interactive" || !isTerminal(o.Stderr) {
+		return func() {}
+	}
+	return func() {
+		o.Log.Warn().Str("harness", plan.Harness).Msg("this run's session file was unknown before " + plan.Harness + " ran (" + plan.Unknown + "): it was guarded by the registry record only")
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }
 
 func signalName(s syscall.Signal) string {
