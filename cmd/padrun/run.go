@@ -83,7 +83,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124)")
 	fs.DurationVar(&f.Grace, "grace", 10*time.Second, "time between TERM and KILL when ending the child")
 	fs.DurationVar(&f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
-	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs")
+	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
