@@ -98,11 +98,25 @@ func (s *session) claim(path string) {
 // process writes it (debug: codex's folder is shared by every project), or
 // no writer of the run's own was seen (a warning).
 func (s *session) unowned(path, why string) {
+	if file, err := CanonicalFile(path); err == nil && s.holds(file) {
+		return // a file the run guards already: pinned before the harness wrote it
+	}
 	if why == whyForeign {
 		s.o.Log.Debug().Str("file", path).Msg("new session file of another process: not claimed")
 		return
 	}
 	s.o.Log.Warn().Str("file", path).Msg("new session file not claimed: padrun cannot prove this run writes it (" + why + "); it is unguarded")
+}
+
+func (s *session) holds(file string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.locks {
+		if l.File == file {
+			return true
+		}
+	}
+	return false
 }
 
 // whyForeign is the reason given for a file another process writes.
