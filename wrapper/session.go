@@ -154,7 +154,7 @@ func (s *session) learnIDLocked(file string) {
 	if err := l.SetSessionID(id); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record session id in marker")
 	}
-	s.proto.SessionID, s.rec.SessionID = id, id
+	s.rec.SessionID = id
 	if err := s.reg.Write(s.rec); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record session id")
 	}

@@ -35,11 +35,16 @@ type watcher struct {
 // writes it, unowned otherwise. It uses inotify, so a file is judged as soon
 // as it exists or is first written.
 func watch(ws []harness.Watch, now time.Time, child int, ev watchEvents) (stop func(), err error) {
+	return watchTree(ws, now, os.Getpid(), child, ev)
+}
+
+// watchTree is watch for the tree of root.
+func watchTree(ws []harness.Watch, now time.Time, root, child int, ev watchEvents) (stop func(), err error) {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{in: in, root: os.Getpid(), ev: ev, dirs: map[int]watched{},
+	w := &watcher{in: in, root: root, ev: ev, dirs: map[int]watched{},
 		pending: map[fileKey]string{}, seen: map[fileKey]membership{}, decided: map[fileKey]bool{}}
 	w.child.Store(int64(child))
 	if fan, err := newFanWatch(); err == nil {
