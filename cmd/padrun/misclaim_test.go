@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -49,7 +50,7 @@ func misclaimPi(ts *testscript.TestScript, k int, source string) {
 	dir := filepath.Join(ts.Getenv("PI_CODING_AGENT_DIR"), "sessions", harness.PiProjectDir(cwd))
 	tag := fmt.Sprintf("misclaim-pi-%d", k)
 	a := startProc(ts, []string{"PADRUN_LOG_LEVEL=debug", "padrun", "--", "pi", "-p", "--session", tag + ".jsonl", "WAITFOR:" + tag})
-	cmdWaitgrep(ts, false, []string{filepath.Join(ts.Getenv("WORK"), "model.log"), "WAITFOR:" + tag})
+	waitModel(ts, a, tag)
 	before := listDir(dir)
 	b := startProc(ts, []string{"PADRUN_LOG_LEVEL=info", "padrun", "--", "pi", "-p", "--fork", source, "fork " + tag})
 	bErr := finish(ts, b, "0")
@@ -71,7 +72,7 @@ func misclaimCodex(ts *testscript.TestScript, k int, other string) {
 	sessions := filepath.Join(ts.Getenv("CODEX_HOME"), "sessions")
 	tag := fmt.Sprintf("misclaim-codex-%d", k)
 	a := startProc(ts, []string{"PADRUN_LOG_LEVEL=debug", "padrun", "--", "codex", "exec", "--skip-git-repo-check", "WAITFOR:" + tag})
-	cmdWaitgrep(ts, false, []string{filepath.Join(ts.Getenv("WORK"), "model.log"), "WAITFOR:" + tag})
+	waitModel(ts, a, tag)
 	before := listTree(sessions)
 	wrap := ""
 	if k%2 == 1 {
@@ -102,6 +103,24 @@ func misclaimCodex(ts *testscript.TestScript, k int, other string) {
 			ts.Fatalf("round %d: the wrapped codex claimed another project's rollout:\n%s", k, line)
 		}
 	}
+}
+
+// waitModel waits (at most two minutes) until the fake model holds the
+// request tagged WAITFOR:tag, failing with p's stderr should p end first.
+func waitModel(ts *testscript.TestScript, p *proc, tag string) {
+	log := filepath.Join(ts.Getenv("WORK"), "model.log")
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(log); err == nil && (strings.Contains(string(b), "WAITFOR:"+tag+`"`) || strings.Contains(string(b), "WAITFOR:"+tag+" ")) {
+			return
+		}
+		select {
+		case <-p.done:
+			ts.Fatalf("%v ended (%s) before its request reached the model:\n%s", p.cmd.Args, describeExit(p.cmd.ProcessState), p.stderr.String())
+		default:
+		}
+	}
+	b, _ := os.ReadFile(log)
+	ts.Fatalf("the request WAITFOR:%s never reached the model; %v says:\n%s\nmodel.log:\n%s", tag, p.cmd.Args, p.stderr.String(), b)
 }
 
 // finish waits for a started process, checks its exit status, and returns
