@@ -155,7 +155,7 @@ func (s *session) learnIDLocked(file string) {
 		s.o.Log.Warn().Err(err).Msg("record session id in marker")
 	}
 	s.rec.SessionID = id
-	if err := s.reg.Write(s.rec); err != nil {
+	if err := s.reg.Write(context.Background(), s.rec); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record session id")
 	}
 }
