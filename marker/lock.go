@@ -345,6 +345,16 @@ func (l *Lock) SetChild(pid int, token string) error {
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
 }
 
+// SetSessionID records the harness's session id in the marker with an
+// atomic rewrite; an empty or unchanged id writes nothing.
+func (l *Lock) SetSessionID(id string) error {
+	if id == "" || id == l.marker.SessionID {
+		return nil
+	}
+	l.marker.SessionID = id
+	return publish(MarkerPath(l.File), l.marker, true, time.Now())
+}
+
 // LostError says a holder's marker was replaced or removed by another:
 // after its heartbeat looked silent for 3 intervals (a stalled or
 // suspended machine), or by unlock --force.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -53,22 +54,32 @@ func (s *session) claim(path string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.take(file, ""); err != nil {
+		s.o.Log.Info().Err(err).Str("file", file).Msg("new session file not claimed")
+	}
+}
+
+// take guards file for this session, without waiting, unless it holds it
+// already; sessionID, when known, goes to its marker and the record. The
+// caller holds s.mu. A refusal is a *marker.HeldError.
+func (s *session) take(file, sessionID string) error {
 	if s.rec == nil {
-		return // cleaned up already
+		return errors.New("wrapper: the session has ended")
 	}
 	for _, l := range s.locks {
 		if l.File == file {
-			return
+			s.learnID(l, sessionID)
+			return nil
 		}
 	}
 	m := s.proto
 	m.Nonce = uuid.NewString()
+	m.SessionID = sessionID
 	l, err := marker.Acquire(file, m, s.self, nil)
 	if err != nil {
-		s.o.Log.Info().Err(err).Str("file", file).Msg("new session file not claimed")
-		return
+		return err
 	}
-	if s.rec != nil && s.rec.Padrun.ChildPid > 0 {
+	if s.rec.Padrun.ChildPid > 0 {
 		if err := l.SetChild(s.rec.Padrun.ChildPid, string(s.rec.Padrun.ChildProcStart)); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
 		}
@@ -76,13 +87,55 @@ func (s *session) claim(path string) {
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
-	if s.rec != nil {
-		s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
-		s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
+	s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
+	s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
+	if sessionID != "" {
+		s.rec.SessionID = sessionID
+	}
+	if err := s.reg.Write(context.Background(), s.rec); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record new session file")
+	}
+	return nil
+}
+
+// learnID records the harness's session id of a held file in its marker
+// and, as the session's current one, in the record.
+func (s *session) learnID(l *marker.Lock, id string) {
+	if id == "" {
+		return
+	}
+	if err := l.SetSessionID(id); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record session id in marker")
+	}
+	if s.rec.SessionID != id {
+		s.rec.SessionID = id
 		if err := s.reg.Write(context.Background(), s.rec); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record new session file")
+			s.o.Log.Warn().Err(err).Msg("record session id")
 		}
 	}
+}
+
+// drop releases a file the harness has left, when this session holds it.
+// The caller holds s.mu.
+func (s *session) drop(file string) error {
+	i := slices.IndexFunc(s.locks, func(l *marker.Lock) bool { return l.File == file })
+	if i < 0 || s.rec == nil {
+		return nil
+	}
+	l := s.locks[i]
+	s.locks = slices.Delete(s.locks, i, i+1)
+	err := l.Release()
+	p := s.rec.Padrun
+	if j := slices.Index(p.SessionFiles, file); j >= 0 {
+		p.SessionFiles = slices.Delete(p.SessionFiles, j, j+1)
+	}
+	if j := slices.Index(p.Markers, marker.MarkerPath(file)); j >= 0 {
+		p.Markers = slices.Delete(p.Markers, j, j+1)
+	}
+	if werr := s.reg.Write(context.Background(), s.rec); werr != nil {
+		s.o.Log.Warn().Err(werr).Msg("record released session file")
+	}
+	return err
 }
 
 // release drops every lock taken, removing our markers.

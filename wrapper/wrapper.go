@@ -56,6 +56,10 @@ type Options struct {
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // where people read waiting notices
+
+	// NoCompanion leaves the harness without its companion: switches
+	// inside it are unguarded.
+	NoCompanion bool
 }
 
 // UsageError is a run that cannot start as asked (exit 125).
@@ -134,6 +138,10 @@ func Run(o Options) (st supervise.Status, err error) {
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.
 	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
 		Str("mode", plan.Mode).Strs("files", files).Msg("run")
+	ctlDir, err := s.setupCompanion(&plan)
+	if err != nil {
+		return st, err
+	}
 	path, err := supervise.LookPath(plan.Argv[0], os.Getenv("PATH"))
 	if err != nil {
 		return st, err
@@ -190,6 +198,15 @@ func Run(o Options) (st supervise.Status, err error) {
 		}
 		return st, err
 	}
+	env := childEnv(os.Environ(), s.self.Pid, agent, files)
+	if ctlDir != "" {
+		ctl, err := startControl(ctlDir, s.self.Pid, s.handleControl)
+		if err != nil {
+			return st, err
+		}
+		defer ctl.stop() // before cleanup: no claim comes in while it runs
+		env = append(env, "PADRUN_CONTROL="+ctl.path)
+	}
 	<-registered
 	select {
 	case sig := <-sigs:
@@ -197,7 +214,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	default:
 	}
 	child, err := supervise.Start(supervise.Spec{
-		Path: path, Args: plan.Argv, Env: childEnv(os.Environ(), s.self.Pid, agent, files),
+		Path: path, Args: plan.Argv, Env: env,
 		Pty: o.Pty, Record: record,
 	})
 	if err != nil {

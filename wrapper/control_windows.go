@@ -1,0 +1,14 @@
+package wrapper
+
+import (
+	"errors"
+	"net"
+)
+
+// errNoControl: this platform cannot check a control socket's peer.
+var errNoControl = errors.New("wrapper: companions need a control socket whose peer can be checked, which this platform lacks")
+
+// ControlDir has no safe home here: companions are unavailable.
+func ControlDir() (string, error) { return "", errNoControl }
+
+func checkPeer(net.Conn) error { return errNoControl }
