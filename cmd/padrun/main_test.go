@@ -97,6 +97,8 @@ func params(dir string) testscript.Params {
 			"padrecord":   cmdPadRecord,
 			"lsrow":       cmdLsRow,
 			"lsrows":      cmdLsRows,
+			"rpcstate":    cmdRPCState,
+			"markerpid":   cmdMarkerPid,
 		},
 	}
 }
@@ -167,7 +169,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 func startProc(ts *testscript.TestScript, args []string) *proc {
 	env := scriptEnv(ts)
 	p := &proc{done: make(chan struct{})}
-	var stdin, stdout, stderr, rpcPrompt string
+	var stdin, stdout, stderr, rpcPrompt, rpcScript string
 	for len(args) > 0 {
 		if v, ok := strings.CutPrefix(args[0], "-stdin="); ok {
 			stdin = v
@@ -177,6 +179,8 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 			stderr = v
 		} else if v, ok := strings.CutPrefix(args[0], "-rpc="); ok {
 			rpcPrompt = v
+		} else if v, ok := strings.CutPrefix(args[0], "-rpcscript="); ok {
+			rpcScript = v
 		} else if strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") {
 			env = append(env, args[0])
 		} else {
@@ -212,7 +216,7 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		ts.Defer(func() { f.Close() })
 		p.cmd.Stderr = f
 	}
-	if rpcPrompt != "" {
+	if rpcPrompt != "" || rpcScript != "" {
 		// An RPC client: stdin stays open until the run is over.
 		sink := p.cmd.Stdout
 		p.cmd.Stdout = nil
@@ -221,7 +225,11 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		out, err := p.cmd.StdoutPipe()
 		ts.Check(err)
 		p.rpcDone = make(chan struct{})
-		go driveRPC(in, out, sink, rpcPrompt, p.rpcDone)
+		if rpcScript != "" {
+			go driveRPCScript(rpcSteps(ts, rpcScript), in, out, sink, ts.Getenv("WORK"), p.rpcDone)
+		} else {
+			go driveRPC(in, out, sink, rpcPrompt, p.rpcDone)
+		}
 	}
 	ts.Check(p.cmd.Start())
 	go func() {
