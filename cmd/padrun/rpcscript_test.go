@@ -116,18 +116,25 @@ func cmdRPCState(ts *testscript.TestScript, neg bool, args []string) {
 	setenv(ts, args[0], ms[len(ms)-1][1])
 }
 
-// markerpid NAME MARKER checks that a marker's pid is the pid of the
-// process the script started as NAME: its holder is that padrun.
+// markerpid NAME|FILE:KEY MARKER checks that a marker's pid is the pid of
+// the process the script started as NAME (or the pid in a ready file): its
+// holder is that padrun.
 func cmdMarkerPid(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: markerpid NAME MARKER")
+		ts.Fatalf("usage: markerpid NAME|FILE:KEY MARKER")
 	}
-	v, ok := procs.Load(ts.Getenv("WORK") + "\x00" + args[0])
-	if !ok {
-		ts.Fatalf("markerpid: %s was not started", args[0])
+	var pid int
+	if strings.Contains(args[0], ":") {
+		pid = readyPid(ts, args[0])
+	} else {
+		v, ok := procs.Load(ts.Getenv("WORK") + "\x00" + args[0])
+		if !ok {
+			ts.Fatalf("markerpid: %s was not started", args[0])
+		}
+		pid = v.(*proc).cmd.Process.Pid
 	}
 	m := readJSON(ts, args[1])
-	if got, want := m["pid"], float64(v.(*proc).cmd.Process.Pid); got != want {
+	if got, want := m["pid"], float64(pid); got != want {
 		ts.Fatalf("%s names pid %v, want %s's pid %v", args[1], got, args[0], want)
 	}
 }
