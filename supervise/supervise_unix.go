@@ -243,6 +243,10 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 	}
 }
 
+// Kill ends the session at once, without grace: SIGKILL to every process
+// of it. For a harness that must be stopped before it writes.
+func (c *Child) Kill() { c.killAll() }
+
 // killAll sends SIGKILL to every process of the session: the child's group
 // when it leads one, else the child and its descendants.
 func (c *Child) killAll() {

@@ -44,6 +44,9 @@ func Start(s Spec) (*Child, error) {
 	return &Child{Pid: p.Pid, p: p}, nil
 }
 
+// Kill ends the child at once.
+func (c *Child) Kill() { c.p.Kill() } // Best effort.
+
 // Close releases nothing on Windows.
 func (c *Child) Close() {}
 

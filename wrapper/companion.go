@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -59,6 +61,17 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 			plan.Argv = harness.WithPiCompanion(plan.Argv, path)
 		}
 	}
+	if err == nil && name == "claude" {
+		var self string
+		if self, err = selfPath(); err == nil {
+			argv, ok := harness.WithClaudeCompanion(plan.Argv, harness.ShellQuote(self)+" companion claude-hook")
+			if !ok {
+				s.o.Log.Warn().Msg("claude is given --settings of its own: padrun cannot add its hooks, so session switches inside claude are unguarded")
+				return "", nil
+			}
+			plan.Argv = argv
+		}
+	}
 	if err == nil {
 		// The companion claims every file the harness opens, before it
 		// writes: no folder watch, which cannot tell whose a new file is.
@@ -69,4 +82,18 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 			"\npadrun: hint: fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}
 	}
 	return dir, nil
+}
+
+// selfPath is how the harness runs padrun again: argv[0] as padrun was
+// started, made absolute (through PATH when it has no slash).
+func selfPath() (string, error) {
+	p := os.Args[0]
+	if !strings.Contains(p, "/") {
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return os.Executable()
+		}
+		p = found
+	}
+	return filepath.Abs(p)
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +34,13 @@ type ControlRequest struct {
 	Op        string `json:"op"`
 	File      string `json:"file,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
+	// Stop: the harness cannot cancel what it is doing, so a claim that is
+	// not granted ends the session at once (SIGKILL, before it writes) and
+	// padrun exits with the refusal.
+	Stop bool `json:"stop,omitempty"`
+	// Switch: the file replaces the harness's current session file, which
+	// is released once the claim is granted (claude's /clear, /resume).
+	Switch bool `json:"switch,omitempty"`
 }
 
 // ControlReply is padrun's answer to one request.
@@ -178,6 +186,9 @@ func (s *session) handleControl(req ControlRequest) ControlReply {
 		return ControlReply{Result: "released"}
 	}
 	err = s.take(file, req.SessionID)
+	if err != nil && req.Stop {
+		s.stopHarness(err)
+	}
 	var held *marker.HeldError
 	switch {
 	case errors.As(err, &held):
@@ -191,5 +202,24 @@ func (s *session) handleControl(req ControlRequest) ControlReply {
 		return ControlReply{Result: "error", Error: err.Error()}
 	}
 	s.o.Log.Info().Str("file", file).Msg("companion claimed session file")
+	if req.Switch {
+		if s.current != "" && s.current != file && !slices.Contains(s.guards, s.current) {
+			if err := s.drop(s.current); err != nil {
+				s.o.Log.Warn().Err(err).Str("file", s.current).Msg("release the session file the harness left")
+			}
+		}
+		s.current = file
+	}
 	return ControlReply{Result: "claimed"}
+}
+
+// stopHarness ends the child at once, before it writes to a file padrun
+// could not claim, and keeps why for padrun's exit. The caller holds s.mu.
+func (s *session) stopHarness(why error) {
+	if s.stopped == nil {
+		s.stopped = why
+	}
+	if s.kill != nil {
+		s.kill()
+	}
 }

@@ -91,6 +91,14 @@ type session struct {
 	rec   *registry.Record
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
+
+	// For companions that cannot cancel (claude): the harness's current
+	// session file, the --guard files never released for it, how to end the
+	// child, and why it was ended.
+	current string
+	guards  []string
+	kill    func()
+	stopped error
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -138,6 +146,10 @@ func Run(o Options) (st supervise.Status, err error) {
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.
 	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
 		Str("mode", plan.Mode).Strs("files", files).Msg("run")
+	s.guards, _ = guardedFiles(o.Guards, nil) // Best effort: the same paths were resolved above.
+	if len(plan.Files) > 0 {
+		s.current, _ = CanonicalFile(plan.Files[0])
+	}
 	ctlDir, err := s.setupCompanion(&plan)
 	if err != nil {
 		return st, err
@@ -221,6 +233,13 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, err
 	}
 	defer child.Close() // the terminal is restored on every path, before cleanup
+	s.mu.Lock()
+	s.kill = child.Kill
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped != nil {
+		child.Kill() // a claim was refused before the child was known
+	}
 	notify(sigs, supervise.Late)
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
 	stopRecord := s.recordChild(child.Pid)
@@ -231,7 +250,9 @@ func Run(o Options) (st supervise.Status, err error) {
 	stopWatch()
 	stopHeartbeat()
 	stopRecord()
-	return st, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st, s.stopped
 }
 
 func signalName(s syscall.Signal) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -26,6 +27,18 @@ var verbs = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"prune":   cmdPrune,
 	"version": cmdVersion,
 	"help":    cmdHelp,
+	// companion is run by a harness's companion, not by people: claude's
+	// hooks run `padrun companion claude-hook`.
+	"companion": cmdCompanion,
+}
+
+// cmdCompanion runs a companion's side inside the harness.
+func cmdCompanion(args []string, _, stderr io.Writer) int {
+	if len(args) != 1 || args[0] != "claude-hook" {
+		fmt.Fprintln(stderr, "padrun: usage: padrun companion claude-hook (run by claude's hooks, reading the hook's JSON on stdin)")
+		return exitFailed
+	}
+	return wrapper.ClaudeHook(os.Stdin, stderr)
 }
 
 // parseVerb parses a verb's flags; a nil return means exit with status.
