@@ -276,3 +276,52 @@ func TestControlClient(t *testing.T) {
 	line, _ := bufio.NewReader(conn).ReadString('\n')
 	os.Stdout.WriteString(line)
 }
+
+func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
+	s, ctl := testSession(t, controlDir(t))
+	t.Setenv("PADRUN_CONTROL", ctl.path)
+	t.Setenv("PAD_SESSION_PID", strconv.Itoa(s.self.Pid))
+	killed := 0
+	s.kill = func() { killed++ }
+	dir := t.TempDir()
+	first, second, held := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "held.jsonl")
+	hook := func(file string) (int, string) {
+		var stderr strings.Builder
+		in := `{"session_id":"` + uuid.NewString() + `","transcript_path":"` + file + `","hook_event_name":"SessionStart","source":"clear"}`
+		return ClaudeHook(strings.NewReader(in), &stderr), stderr.String()
+	}
+	if code, out := hook(first); code != 0 || out != "" {
+		t.Fatalf("claim: exit %d, stderr %q", code, out)
+	}
+	// /clear: the new transcript is claimed, the old one released.
+	if code, _ := hook(second); code != 0 {
+		t.Fatalf("second claim: exit %d", code)
+	}
+	if _, err := os.Stat(marker.MarkerPath(first)); !os.IsNotExist(err) {
+		t.Errorf("the transcript claude left is still held: %v", err)
+	}
+	if _, err := os.Stat(marker.MarkerPath(second)); err != nil {
+		t.Errorf("the new transcript is not held: %v", err)
+	}
+	other := marker.New(s.self, "", uuid.NewString(), time.Now())
+	l, err := marker.Acquire(held, other, s.self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	code, out := hook(held)
+	if code != 2 || !strings.Contains(out, "padrun: refused: "+held) || killed != 1 {
+		t.Errorf("held: exit %d, killed %d, stderr %q", code, killed, out)
+	}
+	if !marker.IsHeld(s.stopped) {
+		t.Errorf("padrun does not exit with the refusal: %v", s.stopped)
+	}
+	// padrun unreachable: the hook ends the harness itself.
+	ended := false
+	endHarness = func() { ended = true }
+	defer func() { endHarness = stopHarness }()
+	t.Setenv("PADRUN_CONTROL", filepath.Join(dir, strconv.Itoa(s.self.Pid)+".sock"))
+	if code, out := hook(first); code != 2 || !ended || !strings.Contains(out, "cannot reach padrun") {
+		t.Errorf("unreachable: exit %d, ended %v, stderr %q", code, ended, out)
+	}
+}

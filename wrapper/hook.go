@@ -38,7 +38,7 @@ func ClaudeHook(stdin io.Reader, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: claude hook: %v\n", err)
 		fmt.Fprintln(stderr, "padrun: hint: padrun fails closed and ends claude; run claude under padrun, or with padrun --no-companion")
-		stopHarness() // padrun cannot: end claude before it writes
+		endHarness() // padrun cannot: end claude before it writes
 		return 2
 	}
 	switch reply.Result {
@@ -53,6 +53,9 @@ func ClaudeHook(stdin io.Reader, stderr io.Writer) int {
 	}
 	return 2
 }
+
+// endHarness ends the harness that runs the hook; tests stand in for it.
+var endHarness = stopHarness
 
 // askControl sends one request to this session's padrun and reads its
 // answer. The socket is $PADRUN_CONTROL, which must be named for
