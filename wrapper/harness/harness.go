@@ -15,8 +15,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Plan is what an adapter learned from the child's argv and environment.
@@ -130,14 +128,6 @@ func firstLine(path string, v any) bool {
 	}
 	defer f.Close()
 	return json.NewDecoder(io.LimitReader(f, 1<<20)).Decode(v) == nil
-}
-
-func newUUIDv7() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }
 
 // flagValue splits "--flag=value"; ok is false for any other argument.
