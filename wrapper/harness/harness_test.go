@@ -310,10 +310,11 @@ func TestResolve_ByBaseNameOrFlag(t *testing.T) {
 	}
 }
 
-func TestCompanion_PiSessionRunsOnly(t *testing.T) {
+func TestCompanion_SessionRunsOnly(t *testing.T) {
 	for argv, want := range map[string]string{
 		"pi -p x": "pi", "pi --mode rpc": "pi", "pi --no-session": "pi", "pi -r": "pi",
-		"pi --help": "", "pi install x": "", "pi --version": "", "claude -p x": "", "codex exec x": "",
+		"claude -p x": "claude", "claude -r": "claude", "claude --help": "", "claude --no-session-persistence -p x": "",
+		"pi --help": "", "pi install x": "", "pi --version": "", "codex exec x": "", "sh -c x": "",
 	} {
 		p, err := Resolve("", strings.Fields(argv), Env{Cwd: "/w", Home: "/h"})
 		if err != nil {
@@ -326,5 +327,20 @@ func TestCompanion_PiSessionRunsOnly(t *testing.T) {
 	got := WithPiCompanion([]string{"pi", "-p", "x"}, "/c/pi.js")
 	if want := []string{"pi", "-e", "/c/pi.js", "-p", "x"}; !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
+	}
+}
+
+func TestWithClaudeCompanion_SettingsHook_NotOverTheUsersOwn(t *testing.T) {
+	got, ok := WithClaudeCompanion([]string{"claude", "-p", "x"}, "'/bin/padrun' companion claude-hook")
+	if !ok || len(got) != 5 || got[1] != "--settings" || !strings.Contains(got[2], `"SessionStart"`) || !strings.Contains(got[2], "companion claude-hook") {
+		t.Errorf("argv %q", got)
+	}
+	for _, argv := range [][]string{{"claude", "--settings", "s.json"}, {"claude", "--settings={}"}} {
+		if out, ok := WithClaudeCompanion(argv, "x"); ok || !slices.Equal(out, argv) {
+			t.Errorf("%q: changed to %q", argv, out)
+		}
+	}
+	if q := ShellQuote("/a b/it's"); q != `'/a b/it'\''s'` {
+		t.Errorf("quoted %s", q)
 	}
 }
