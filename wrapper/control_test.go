@@ -4,6 +4,7 @@ package wrapper
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -36,7 +37,7 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 	s.proto.Harness = "pi"
 	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Cwd: dir,
 		RegisteredAt: time.Now().UTC().Format(time.RFC3339Nano), Padrun: &registry.Padrun{Harness: "pi"}}
-	if err := reg.Write(s.rec); err != nil {
+	if err := reg.Write(context.Background(), s.rec); err != nil {
 		t.Fatal(err)
 	}
 	ctl, err := startControl(dir, self.Pid, s.handleControl)
