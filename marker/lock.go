@@ -260,6 +260,9 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (replace 
 			return false, refuse(j)
 		}
 	}
+	if j, ok := leftover(m, self); !ok {
+		return false, refuse(j)
+	}
 	return true, nil
 }
 
@@ -339,9 +342,11 @@ var tempName = func() string {
 	return ".padrun-" + hex.EncodeToString(b[:]) + ".tmp"
 }
 
-// SetChild records the child in the marker with an atomic rewrite.
-func (l *Lock) SetChild(pid int, token string) error {
+// SetChild records the child, and the process group and session it leads
+// (0: none of its own), in the marker with an atomic rewrite.
+func (l *Lock) SetChild(pid int, token string, pgid, sid int) error {
 	l.marker.ChildPid, l.marker.ChildStartToken = pid, ident.Token(token)
+	l.marker.ChildPgid, l.marker.ChildSid = pgid, sid
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
 }
 
@@ -353,6 +358,17 @@ func (l *Lock) SetSessionID(id string) error {
 	}
 	l.marker.SessionID = id
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
+}
+
+// Keep drops the lock but leaves the marker in place: processes of the
+// session outlived padrun's attempts to end them, and the next acquirer must
+// find them through it (its orphan check) rather than a free file.
+func (l *Lock) Keep() error {
+	if l.NoFlock {
+		safefile.Close(l.h)
+		return nil
+	}
+	return releaseLock(l.h, LockPath(l.File))
 }
 
 // LostError says a holder's marker was replaced or removed by another:

@@ -33,6 +33,8 @@ type Spec struct {
 	Pty bool
 	// Record, when set, receives the session's output as the user sees it.
 	Record io.Writer
+	// Tree, when set, is the cgroup the child is born in.
+	Tree *Tree
 }
 
 // Status is how the child ended.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,6 +30,32 @@ func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix
 	}()
 	return done, func() unix.WaitStatus { return ws }
 }
+
+// subreaper: macOS has no subreaper; orphans go to launchd.
+func subreaper() {}
+
+// forkExec starts the child: macOS has no cgroups.
+func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int, *Tree, error) {
+	pid, err := syscall.ForkExec(path, args, attr)
+	return pid, nil, err
+}
+
+// rest: on macOS padrun cannot list what the child left; its group, when it
+// leads one, is ended with it (killAll).
+func (c *Child) rest() []int { return nil }
+
+func (c *Child) signalRest(syscall.Signal) {}
+
+// killAll sends SIGKILL to the child's group when it leads one, else to the child.
+func (c *Child) killAll() {
+	if c.ownGroup {
+		unix.Kill(-c.Pid, unix.SIGKILL) // Best effort.
+		return
+	}
+	unix.Kill(c.Pid, unix.SIGKILL) // Best effort.
+}
+
+const waitRestEvery = 10 * time.Millisecond
 
 // descendants is not available on macOS without libproc: the group kill and
 // the child itself are what padrun can reach.

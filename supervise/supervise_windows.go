@@ -29,7 +29,10 @@ func LookPath(name, _ string) (string, error) {
 // Child is a started child process.
 type Child struct {
 	Pid int
-	p   *os.Process
+	// Cgroup, Pgid and Sid are Linux's and Unix's: always empty here.
+	Cgroup    string
+	Pgid, Sid int
+	p         *os.Process
 }
 
 // Start starts the child. Windows has no pseudo-terminals here.
@@ -46,6 +49,9 @@ func Start(s Spec) (*Child, error) {
 
 // Kill ends the child at once.
 func (c *Child) Kill() { c.p.Kill() } // Best effort.
+
+// EndRest: Windows gives padrun no view of what the child left.
+func (c *Child) EndRest(time.Duration, func([]int)) []int { return nil }
 
 // Close releases nothing on Windows.
 func (c *Child) Close() {}

@@ -79,8 +79,8 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	if s.rec.Padrun.ChildPid > 0 {
-		if err := l.SetChild(s.rec.Padrun.ChildPid, string(s.rec.Padrun.ChildProcStart)); err != nil {
+	if c := s.child; c.pid > 0 {
+		if err := l.SetChild(c.pid, c.token, c.pgid, c.sid); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
 		}
 	}
@@ -138,22 +138,31 @@ func (s *session) drop(file string) error {
 	return err
 }
 
-// release drops every lock taken, removing our markers.
+// release drops every lock taken, removing our markers; while processes
+// of the session outlive padrun, the markers stay, so that the next run's
+// orphan check finds them.
 func (s *session) release() {
 	for i := len(s.locks) - 1; i >= 0; i-- {
-		if err := s.locks[i].Release(); err != nil {
+		release := s.locks[i].Release
+		if len(s.left) > 0 {
+			release = s.locks[i].Keep
+		}
+		if err := release(); err != nil {
 			s.o.Log.Warn().Err(err).Msg("release")
 		}
 	}
 	s.locks = nil
 }
 
-// cleanup undoes the run: markers and locks, then the registry record. It
-// runs on every return of Run, panics included.
+// cleanup undoes the run: markers and locks, the session's cgroup, then the
+// registry record. It runs on every return of Run, panics included.
 func (s *session) cleanup() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.release()
+	if len(s.left) == 0 {
+		s.tree.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
+	}
 	if s.rec != nil {
 		if err := s.reg.Remove(context.Background(), s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
 			s.o.Log.Warn().Err(err).Msg("remove record")
@@ -170,7 +179,8 @@ const recordDelay = 5 * time.Millisecond
 // recordChild adds the child to the markers and the record, beside the
 // child's run. The writes still to come are skipped once stop is called,
 // when the child is gone.
-func (s *session) recordChild(pid int) (stop func()) {
+func (s *session) recordChild(c childInfo) (stop func()) {
+	pid := c.pid
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -191,13 +201,15 @@ func (s *session) recordChild(pid int) (stop func()) {
 			return // cleaned up already
 		}
 		s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = pid, ident.Token(token)
+		c.token = token
+		s.child = c
 		for _, l := range s.locks {
 			select {
 			case <-quit:
 				return
 			default:
 			}
-			if err := l.SetChild(pid, token); err != nil {
+			if err := l.SetChild(pid, token, c.pgid, c.sid); err != nil {
 				s.o.Log.Warn().Err(err).Msg("record child in marker")
 			}
 		}

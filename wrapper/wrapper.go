@@ -89,6 +89,9 @@ type session struct {
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
 	rec   *registry.Record
+	tree  *supervise.Tree // the session's cgroup, where padrun could make one
+	child childInfo       // what the markers record of the child
+	left  []int           // processes of the session that outlived padrun's end of it
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
@@ -173,6 +176,10 @@ func Run(o Options) (st supervise.Status, err error) {
 	proto.Version, proto.Harness, proto.Mode, proto.Agent = Version, plan.Harness, plan.Mode, agent
 	proto.SessionID = plan.SessionID
 	proto.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
+	s.tree = supervise.NewTree(fmt.Sprintf("%d-%s", s.self.Pid, s.self.StartToken))
+	if s.tree != nil {
+		proto.Cgroup = s.tree.Path
+	}
 	s.proto = proto
 	if err := s.acquire(files, proto, sigs); err != nil {
 		return st, err
@@ -227,7 +234,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	child, err := supervise.Start(supervise.Spec{
 		Path: path, Args: plan.Argv, Env: env,
-		Pty: o.Pty, Record: record,
+		Pty: o.Pty, Record: record, Tree: s.tree,
 	})
 	if err != nil {
 		return st, err
@@ -242,11 +249,12 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	notify(sigs, supervise.Late)
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
-	stopRecord := s.recordChild(child.Pid)
+	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid})
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
 	stopWatch := s.watch(plan.Watch, now)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
 	o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
+	s.endRest(child)
 	stopWatch()
 	stopHeartbeat()
 	stopRecord()
