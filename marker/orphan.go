@@ -26,7 +26,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 				return Judgement{ident.Unknown, gone + "its cgroup cannot be read: " + err.Error()}, false
 			}
 			if len(pids) > 0 {
-				return Judgement{ident.Alive, gone + names(pids) + " of its session still runs (cgroup " + m.Cgroup + ")"}, false
+				return Judgement{ident.Alive, gone + names(pids) + " of its session still " + runs(pids) + " (cgroup " + m.Cgroup + ")"}, false
 			}
 			removeCgroup(m.Cgroup)
 			return Judgement{}, true // the cgroup holds every process of the session
@@ -41,7 +41,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 		if m.ChildPgid <= 0 {
 			where = "session " + strconv.Itoa(m.ChildSid)
 		}
-		return Judgement{ident.Alive, gone + names(pids) + " of its session still runs (its child's " + where + ")"}, false
+		return Judgement{ident.Alive, gone + names(pids) + " of its session still " + runs(pids) + " (its child's " + where + ")"}, false
 	}
 	return Judgement{}, true
 }
@@ -71,6 +71,13 @@ func names(pids []int) string {
 		s = append(s, ident.Name(pid))
 	}
 	return strings.Join(s, ", ")
+}
+
+func runs(pids []int) string {
+	if len(pids) == 1 {
+		return "runs"
+	}
+	return "run"
 }
 
 // removeCgroup removes an empty cgroup a killed padrun left behind. It

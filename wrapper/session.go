@@ -184,7 +184,13 @@ func (s *session) recordChild(c childInfo) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTimer(recordDelay)
+		delay := recordDelay
+		if s.tree == nil {
+			// Without a cgroup, the marker is the only record of the
+			// child's group, which its descendants may outlive padrun in.
+			delay = 0
+		}
+		t := time.NewTimer(delay)
 		defer t.Stop()
 		select {
 		case <-quit:
