@@ -59,4 +59,6 @@ type lineError struct {
 	why  string
 }
 
-func (e *lineError) Error() string { return "line " + strconv.Itoa(e.n) + " " + strconv.Quote(e.line) + ": " + e.why }
+func (e *lineError) Error() string {
+	return "line " + strconv.Itoa(e.n) + " " + strconv.Quote(e.line) + ": " + e.why
+}
