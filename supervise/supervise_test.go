@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,6 +44,24 @@ func TestHelperProcess(t *testing.T) {
 	case "hang":
 		ready()
 		time.Sleep(time.Hour) // hang until a signal ends it
+	case "leave", "leave-ignoring-term":
+		// Leaves a grandchild of its own session behind, then exits.
+		mode := map[string]string{"leave": "hang", "leave-ignoring-term": "ignore-term"}[os.Getenv(helperEnv)]
+		gready := os.Getenv("READY") + ".grandchild"
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+		cmd.Env = append(os.Environ(), helperEnv+"="+mode, "READY="+gready)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			os.Exit(2)
+		}
+		for {
+			if _, err := os.Stat(gready); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+		os.Exit(0)
 	case "raise-quit":
 		Raise(syscall.SIGQUIT)
 		os.Exit(3)
