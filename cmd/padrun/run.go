@@ -34,6 +34,12 @@ Runs COMMAND as a supervised child that is the only live writer of its
 session files. Exit status: the child's; 75 refused; 124 timed out;
 125 padrun failed; 126 not executable; 127 not found.
 
+The session is the child and every process it starts. When the child exits,
+what it left running gets TERM, then KILL after --grace, and padrun says so;
+then padrun exits with the child's status. A process that outlives even KILL
+keeps the files held. If padrun itself is killed, the files stay held until
+the last process of its session is gone: the next run is refused, naming it.
+
 flags:
 `
 
@@ -81,7 +87,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Agent, "agent", "", "record the agent `NAME`")
 	fs.DurationVar(&f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse")
 	fs.DurationVar(&f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124)")
-	fs.DurationVar(&f.Grace, "grace", 10*time.Second, "time between TERM and KILL when ending the child")
+	fs.DurationVar(&f.Grace, "grace", 10*time.Second, "time between TERM and KILL when ending the child, or what it left running")
 	fs.DurationVar(&f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
