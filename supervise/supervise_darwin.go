@@ -46,7 +46,8 @@ func (c *Child) rest() []int { return nil }
 
 func (c *Child) signalRest(syscall.Signal) {}
 
-// killAll sends SIGKILL to the child's group when it leads one, else to the child.
+// killAll sends SIGKILL to the child's group when it leads one, else to the
+// child: descendants cannot be listed on macOS without libproc.
 func (c *Child) killAll() {
 	if c.ownGroup {
 		unix.Kill(-c.Pid, unix.SIGKILL) // Best effort.
@@ -56,10 +57,6 @@ func (c *Child) killAll() {
 }
 
 const waitRestEvery = 10 * time.Millisecond
-
-// descendants is not available on macOS without libproc: the group kill and
-// the child itself are what padrun can reach.
-func descendants(int) []int { return nil }
 
 // Raise kills padrun by sig with no core dump. It returns only if padrun survived.
 func Raise(sig syscall.Signal) {
