@@ -198,6 +198,12 @@ func busy(file string, self ident.Self) *HeldError {
 		e.Holder = m
 		if j := Judge(m.Holder(), self, time.Now()); j.Verdict == ident.Alive {
 			reason = j.Reason + ", and " + reason
+		} else if pids := ident.LockHolders(LockPath(file)); len(pids) > 0 {
+			// Its padrun is gone: a process of its session inherited the lock.
+			reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but " + names(pids) +
+				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(LockPath(file))
+		} else if j, ok := leftover(m, self); !ok {
+			reason = j.Reason + ", and " + reason // a holder still exiting, or one padrun cannot see
 		}
 	}
 	e.Judgement = Judgement{ident.Alive, reason}
@@ -358,6 +364,16 @@ func (l *Lock) SetSessionID(id string) error {
 	}
 	l.marker.SessionID = id
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
+}
+
+// Fd is the lock's descriptor, for a child to inherit as flock(1)'s does:
+// the kernel then keeps the file locked while any process holding it lives.
+// ok is false where the file is held by its marker alone.
+func (l *Lock) Fd() (fd uintptr, ok bool) {
+	if l.NoFlock {
+		return 0, false
+	}
+	return safefile.Fd(l.h), true
 }
 
 // Keep drops the lock but leaves the marker in place: processes of the

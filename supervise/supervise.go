@@ -35,6 +35,9 @@ type Spec struct {
 	Record io.Writer
 	// Tree, when set, is the cgroup the child is born in.
 	Tree *Tree
+	// Inherit lists descriptors the child inherits at their own numbers,
+	// as flock(1) hands its lock to the command: the session's locks.
+	Inherit []uintptr
 }
 
 // Status is how the child ended.

@@ -129,7 +129,15 @@ func Start(s Spec) (*Child, error) {
 		attr.Files = r.childFiles
 	}
 	subreaper()
+	// Only this goroutine forks: clearing close-on-exec for the fork alone
+	// cannot leak the locks into another program.
+	for _, fd := range s.Inherit {
+		unix.FcntlInt(fd, unix.F_SETFD, 0) // Best effort: the other engines still hold.
+	}
 	pid, tree, err := forkExec(s.Path, s.Args, attr, s.Tree)
+	for _, fd := range s.Inherit {
+		unix.FcntlInt(fd, unix.F_SETFD, unix.FD_CLOEXEC) // Best effort.
+	}
 	if r != nil {
 		r.childPid.Store(int64(pid))
 		r.started()

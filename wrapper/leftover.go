@@ -16,6 +16,19 @@ type childInfo struct {
 	pgid, sid int
 }
 
+// lockFds lists the descriptors of the session's locks, for the child to
+// inherit: while any process holding one lives, the kernel keeps its file
+// locked, even after padrun is killed.
+func (s *session) lockFds() []uintptr {
+	var fds []uintptr
+	for _, l := range s.locks {
+		if fd, ok := l.Fd(); ok {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
 // endRest applies the policy for what the child left of its session when
 // it exited: every process still there gets TERM, then KILL after --grace,
 // and people are told which. Processes that outlive even that keep the

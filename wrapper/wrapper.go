@@ -234,7 +234,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	child, err := supervise.Start(supervise.Spec{
 		Path: path, Args: plan.Argv, Env: env,
-		Pty: o.Pty, Record: record, Tree: s.tree,
+		Pty: o.Pty, Record: record, Tree: s.tree, Inherit: s.lockFds(),
 	})
 	if err != nil {
 		return st, err

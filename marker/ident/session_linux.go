@@ -147,3 +147,37 @@ func Command(pid int) string {
 	}
 	return string(bytes.TrimSpace(b))
 }
+
+// LockHolders lists the processes that have the file at path open: for a
+// lock file, those that hold or inherited its lock. Processes whose
+// descriptors cannot be read are left out.
+func LockHolders(path string) []int {
+	var want unix.Stat_t
+	if unix.Stat(path, &want) != nil {
+		return nil
+	}
+	des, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, de := range des {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		dir := "/proc/" + de.Name() + "/fd"
+		fds, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			var st unix.Stat_t
+			if unix.Stat(dir+"/"+fd.Name(), &st) == nil && st.Ino == want.Ino && st.Dev == want.Dev {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}

@@ -13,3 +13,6 @@ func GroupProcs(int, int, string) ([]int, error) { return nil, nil }
 
 // Command names pid's program where the system says it: not here.
 func Command(int) string { return "" }
+
+// LockHolders: the processes holding a file cannot be listed here.
+func LockHolders(string) []int { return nil }
