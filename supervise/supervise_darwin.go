@@ -40,6 +40,9 @@ func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int,
 	return pid, nil, err
 }
 
+// reapOrphans: without a subreaper no orphan comes to padrun.
+func (c *Child) reapOrphans() (stop func()) { return func() {} }
+
 // rest: on macOS padrun cannot list what the child left; its group, when it
 // leads one, is ended with it (killAll).
 func (c *Child) rest() []int { return nil }

@@ -142,8 +142,13 @@ func TestSupervise_TimeoutEndsTheChild(t *testing.T) {
 }
 
 func TestSupervise_TimeoutKillsAChildIgnoringTERM(t *testing.T) {
-	s, _ := helper(t, "ignore-term")
-	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
+	s, readyFile := helper(t, "ignore-term")
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, readyFile) // TERM ignored from here on
+	if st := c.Supervise(nil, grace, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
 		t.Fatalf("status %+v, want a timeout and death by KILL", st)
 	}
 }

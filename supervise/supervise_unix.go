@@ -210,6 +210,7 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 		stopped = make(chan struct{}, 1) // Ctrl-Z reaches the child through its terminal
 	}
 	exited, reap := watch(c.Pid, stopped)
+	defer c.reapOrphans()()
 	var st Status
 	var deadline, kill <-chan time.Time
 	if timeout > 0 {

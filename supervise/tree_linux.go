@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -71,8 +73,35 @@ func (t *Tree) Remove() bool {
 		unix.Close(t.fd)
 		t.fd = -1
 	}
-	err := unix.Rmdir(t.Path)
-	return err == nil || err == unix.ENOENT
+	// Right after its last process exited the kernel may still count it
+	// (a zombie not yet reaped, an exit not yet accounted): try briefly.
+	for try := 0; ; try++ {
+		err := unix.Rmdir(t.Path)
+		if err == nil || err == unix.ENOENT {
+			return true
+		}
+		if err != unix.EBUSY || try == 50 || t.populated() {
+			return false
+		}
+		reapZombies()
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// reapZombies reaps every child of padrun that has exited; it reports
+// whether padrun has no child at all left.
+func reapZombies() (none bool) {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR || (err == nil && pid > 0):
+		case err == unix.ECHILD:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // populated reports whether any process lives in the cgroup or below it.
@@ -114,6 +143,40 @@ func subreaper() {
 	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) // Best effort: an old kernel.
 }
 
+// reapOrphans reaps, while the child runs, the orphans of the session that
+// die as padrun's (its subreaper's) children, so that they do not stay
+// zombies until padrun exits. The child itself is left to watch.
+func (c *Child) reapOrphans() (stop func()) {
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, unix.SIGCHLD)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-chld:
+			}
+			for {
+				var info unix.Siginfo
+				err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+				pid := int(siginfoPid(&info))
+				if err != nil || pid <= 0 || pid == c.Pid {
+					break // none, or the child's exit: watch reaps it
+				}
+				var ws unix.WaitStatus
+				unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort.
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(chld)
+		close(quit)
+		<-done
+	}
+}
+
 // forkExec starts the child in the session's cgroup. Where the kernel
 // refuses to place it there, the cgroup is dropped (removed, so that the
 // marker's orphan check falls back to the child's group) and the child
@@ -137,23 +200,16 @@ func forkExec(path string, args []string, attr *syscall.ProcAttr, t *Tree) (pid 
 // padrun, its subreaper). It costs one small read, or one wait call, when
 // there are none.
 func (c *Child) rest() []int {
+	// Orphans that died are padrun's zombies now: reap them first.
+	none := reapZombies()
 	if c.tree != nil {
 		if !c.tree.populated() {
 			return nil
 		}
 		return c.tree.procs()
 	}
-	for {
-		// Reap orphans that died: they are padrun's zombies now.
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		if err == unix.EINTR || (err == nil && pid > 0) {
-			continue
-		}
-		if err == unix.ECHILD {
-			return nil // no child at all: no descendant either
-		}
-		break
+	if none {
+		return nil // no child at all: no descendant either
 	}
 	return descendants(os.Getpid())
 }
@@ -186,3 +242,10 @@ func (c *Child) killAll() {
 // waitRestEvery is how often padrun looks whether what the child left has
 // ended: only while some of it runs, never on a run without leftovers.
 const waitRestEvery = 10 * time.Millisecond
+
+// siginfoPid reads si_pid from a siginfo_t: the first field of its union,
+// after three ints (signo, errno, code), aligned like a pointer.
+func siginfoPid(info *unix.Siginfo) int32 {
+	off := 3*4 + (unsafe.Sizeof(uintptr(0)) - 4)
+	return *(*int32)(unsafe.Add(unsafe.Pointer(info), off))
+}

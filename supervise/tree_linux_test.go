@@ -152,3 +152,39 @@ func TestSupervise_GraceKillsEveryProcessOfTheSession(t *testing.T) {
 		})
 	}
 }
+
+// Orphans that die while the child runs are reaped at once, not left as
+// padrun's zombies until it exits.
+func TestSupervise_ReapsOrphansWhileTheChildRuns(t *testing.T) {
+	s, readyFile := helper(t, "trap-term")
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, readyFile)
+	sigs := make(chan os.Signal, 1)
+	res := make(chan Status, 1)
+	go func() { res <- c.Supervise(sigs, time.Minute, 0) }()
+	// An orphan stands in: a child of padrun that is not the child.
+	o, ready2 := helper(t, "hang")
+	orphan, err := Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, ready2)
+	syscall.Kill(orphan.Pid, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(orphan.Pid)); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("orphan %d left a zombie while the child ran", orphan.Pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	sigs <- syscall.SIGTERM
+	if st := <-res; st.Code != 0 {
+		t.Fatalf("child ended with %+v", st)
+	}
+}
