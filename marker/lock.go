@@ -379,12 +379,10 @@ func (l *Lock) Fd() (fd uintptr, ok bool) {
 // Keep drops the lock but leaves the marker in place: processes of the
 // session outlived padrun's attempts to end them, and the next acquirer must
 // find them through it (its orphan check) rather than a free file.
+// The lock file stays too: a survivor that inherited the lock still holds it.
 func (l *Lock) Keep() error {
-	if l.NoFlock {
-		safefile.Close(l.h)
-		return nil
-	}
-	return releaseLock(l.h, LockPath(l.File))
+	safefile.Close(l.h)
+	return nil
 }
 
 // LostError says a holder's marker was replaced or removed by another:
