@@ -111,3 +111,23 @@ func asHeld(err error, he **HeldError) bool {
 	*he = e
 	return ok
 }
+
+// Keep drops the lock but leaves the marker, so that the next acquirer's
+// orphan check judges the session instead of finding a free file.
+func TestKeep_LeavesTheMarker(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Keep(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(MarkerPath(file)); err != nil {
+		t.Fatalf("marker gone after Keep: %v", err)
+	}
+	// Its writer (this process) is alive: the file is still refused.
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("Acquire after Keep = %v, want held", err)
+	}
+}
