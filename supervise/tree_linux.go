@@ -20,16 +20,20 @@ import (
 // it forks, setsids or loses its parent, stays in it; cgroup.events says
 // whether any still lives and cgroup.kill ends them all.
 type Tree struct {
-	Path string // the cgroup's folder
-	fd   int    // the folder, open for clone3
+	Path string        // the cgroup's folder
+	made chan struct{} // closed once the folder is made, or failed to be
+	fd   int           // the folder, open for clone3; -1 when not made
 }
 
 // cgroup2Magic is CGROUP2_SUPER_MAGIC.
 const cgroup2Magic = 0x63677270
 
-// NewTree makes a cgroup for the session, named padrun-<tag>, below
-// padrun's own cgroup. It returns nil where there is no cgroup v2 or padrun
-// may not make one there (a user without a delegated subtree).
+// NewTree names a cgroup for the session, padrun-<tag> below padrun's own
+// cgroup, and makes it in the background, beside the rest of the start-up;
+// the child's start waits for it. It returns nil where there is no cgroup
+// v2 or padrun may not write there (a user without a delegated subtree).
+// Should making it fail still, the child starts without it and Path names
+// a folder that does not exist, which the orphan check reads as such.
 func NewTree(tag string) *Tree {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -49,18 +53,29 @@ func NewTree(tag string) *Tree {
 		if unix.Statfs(mnt, &fs) != nil || fs.Type != cgroup2Magic {
 			continue
 		}
-		dir := filepath.Join(mnt, own, "padrun-"+tag)
-		if err := unix.Mkdir(dir, 0o755); err != nil {
+		parent := filepath.Join(mnt, own)
+		if unix.Access(parent, unix.W_OK) != nil {
 			return nil
 		}
-		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			unix.Rmdir(dir) // Best effort.
-			return nil
-		}
-		return &Tree{Path: dir, fd: fd}
+		t := &Tree{Path: filepath.Join(parent, "padrun-"+tag), made: make(chan struct{}), fd: -1}
+		go t.make()
+		return t
 	}
 	return nil
+}
+
+// make makes the cgroup's folder and opens it.
+func (t *Tree) make() {
+	defer close(t.made)
+	if err := unix.Mkdir(t.Path, 0o755); err != nil {
+		return
+	}
+	fd, err := unix.Open(t.Path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Rmdir(t.Path) // Best effort.
+		return
+	}
+	t.fd = fd
 }
 
 // Remove removes the cgroup if nothing lives in it any more; it reports
@@ -69,6 +84,7 @@ func (t *Tree) Remove() bool {
 	if t == nil {
 		return true
 	}
+	<-t.made
 	if t.fd >= 0 {
 		unix.Close(t.fd)
 		t.fd = -1
@@ -182,6 +198,9 @@ func (c *Child) reapOrphans() (stop func()) {
 // marker's orphan check falls back to the child's group) and the child
 // started without it.
 func forkExec(path string, args []string, attr *syscall.ProcAttr, t *Tree) (pid int, tree *Tree, err error) {
+	if t != nil {
+		<-t.made
+	}
 	if t != nil && t.fd >= 0 {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, t.fd
 		pid, err = syscall.ForkExec(path, args, attr)

@@ -14,6 +14,7 @@ type childInfo struct {
 	pid       int
 	token     string
 	pgid, sid int
+	inCgroup  bool // the child was born in the session's cgroup
 }
 
 // lockFds lists the descriptors of the session's locks, for the child to

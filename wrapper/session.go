@@ -185,7 +185,7 @@ func (s *session) recordChild(c childInfo) (stop func()) {
 	go func() {
 		defer close(done)
 		delay := recordDelay
-		if s.tree == nil {
+		if !c.inCgroup {
 			// Without a cgroup, the marker is the only record of the
 			// child's group, which its descendants may outlive padrun in.
 			delay = 0

@@ -249,7 +249,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	notify(sigs, supervise.Late)
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
-	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid})
+	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid, inCgroup: child.Cgroup != ""})
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
 	stopWatch := s.watch(plan.Watch, now)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
