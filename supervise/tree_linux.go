@@ -96,7 +96,7 @@ func (t *Tree) Remove() bool {
 		if err == nil || err == unix.ENOENT {
 			return true
 		}
-		if err != unix.EBUSY || try == 50 || t.populated() {
+		if err != unix.EBUSY || try == 50 || len(t.procs()) > 0 {
 			return false
 		}
 		reapZombies()
