@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/padrun/padrun/marker/ident"
 )
@@ -15,10 +17,12 @@ import (
 // with a judgement naming the process when one runs, or saying why it cannot
 // be told. An empty cgroup left behind is removed.
 func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
-	if !local(m, self) {
+	sameBoot, samePids := local(m, self)
+	if !sameBoot {
 		return Judgement{}, true // another boot or machine: its processes are not ours to see
 	}
 	gone := "orphan: padrun pid " + strconv.Itoa(m.Pid) + " and its child are gone but "
+	// A cgroup is seen from every pid namespace of the machine; pids are not.
 	if m.Cgroup != "" && filepath.IsAbs(m.Cgroup) {
 		if _, err := os.Stat(m.Cgroup); err == nil {
 			pids, err := ident.CgroupProcs(m.Cgroup)
@@ -31,6 +35,9 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 			removeCgroup(m.Cgroup)
 			return Judgement{}, true // the cgroup holds every process of the session
 		}
+	}
+	if !samePids {
+		return Judgement{}, true
 	}
 	pids, err := ident.GroupProcs(m.ChildPgid, m.ChildSid, string(m.StartToken))
 	if err != nil {
@@ -46,17 +53,18 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	return Judgement{}, true
 }
 
-// local tells whether m was written on this machine, in this boot and pid
-// namespace, where its processes can be seen.
-func local(m *Marker, self ident.Self) bool {
+// local tells whether m was written on this machine in this boot, where
+// its cgroup can be seen, and also in this pid namespace, where its pids
+// can.
+func local(m *Marker, self ident.Self) (sameBoot, samePids bool) {
 	h := m.Holder()
 	if other, _ := otherMachine(h, self); other {
-		return false
+		return false, false
 	}
-	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
-		return false
+	if h.BootID != "" && self.BootID != "" && ident.NormalizeID(h.BootID) != ident.NormalizeID(self.BootID) {
+		return false, false
 	}
-	return h.PidNamespace == "" || self.PidNamespace == "" || h.PidNamespace == self.PidNamespace
+	return true, h.PidNamespace == "" || self.PidNamespace == "" || h.PidNamespace == self.PidNamespace
 }
 
 // names names the first few pids for people.
@@ -84,7 +92,18 @@ func runs(pids []int) string {
 // touches only folders named as padrun names them, on a cgroup v2
 // filesystem.
 func removeCgroup(dir string) {
-	if strings.HasPrefix(filepath.Base(dir), "padrun-") && ident.IsCgroup2(dir) {
-		os.Remove(dir) // Best effort: a nested one or a new process keeps it.
+	if !strings.HasPrefix(filepath.Base(dir), "padrun-") || !ident.IsCgroup2(dir) {
+		return
+	}
+	// Its last process may be a zombie that init has yet to reap: the
+	// kernel still counts it, though it lists no process.
+	for try := 0; try < 50; try++ {
+		if err := syscall.Rmdir(dir); err != syscall.EBUSY {
+			return // Best effort: removed, or a nested one keeps it.
+		}
+		if pids, err := ident.CgroupProcs(dir); err != nil || len(pids) > 0 {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

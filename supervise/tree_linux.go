@@ -21,7 +21,7 @@ import (
 // whether any still lives and cgroup.kill ends them all.
 type Tree struct {
 	Path string        // the cgroup's folder
-	made chan struct{} // closed once the folder is made, or failed to be
+	made chan struct{} // closed once the folder is made, or failed to be; nil before Make
 	fd   int           // the folder, open for clone3; -1 when not made
 }
 
@@ -29,11 +29,8 @@ type Tree struct {
 const cgroup2Magic = 0x63677270
 
 // NewTree names a cgroup for the session, padrun-<tag> below padrun's own
-// cgroup, and makes it in the background, beside the rest of the start-up;
-// the child's start waits for it. It returns nil where there is no cgroup
-// v2 or padrun may not write there (a user without a delegated subtree).
-// Should making it fail still, the child starts without it and Path names
-// a folder that does not exist, which the orphan check reads as such.
+// cgroup; Make makes it. It returns nil where there is no cgroup v2 or
+// padrun may not write there (a user without a delegated subtree).
 func NewTree(tag string) *Tree {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -57,11 +54,23 @@ func NewTree(tag string) *Tree {
 		if unix.Access(parent, unix.W_OK) != nil {
 			return nil
 		}
-		t := &Tree{Path: filepath.Join(parent, "padrun-"+tag), made: make(chan struct{}), fd: -1}
-		go t.make()
-		return t
+		return &Tree{Path: filepath.Join(parent, "padrun-"+tag), fd: -1}
 	}
 	return nil
+}
+
+// Make makes the cgroup in the background, beside the rest of the
+// start-up; the child's start waits for it. Call it once the marker that
+// names it is published: a padrun killed in between leaves no cgroup that
+// no marker names. Should making it fail, the child starts without it and
+// Path names a folder that does not exist, which the orphan check reads as
+// such.
+func (t *Tree) Make() {
+	if t == nil || t.made != nil {
+		return
+	}
+	t.made = make(chan struct{})
+	go t.make()
 }
 
 // make makes the cgroup's folder and opens it.
@@ -81,8 +90,8 @@ func (t *Tree) make() {
 // Remove removes the cgroup if nothing lives in it any more; it reports
 // whether the cgroup is gone.
 func (t *Tree) Remove() bool {
-	if t == nil {
-		return true
+	if t == nil || t.made == nil {
+		return true // never made
 	}
 	<-t.made
 	if t.fd >= 0 {
@@ -198,7 +207,7 @@ func (c *Child) reapOrphans() (stop func()) {
 // marker's orphan check falls back to the child's group) and the child
 // started without it.
 func forkExec(path string, args []string, attr *syscall.ProcAttr, t *Tree) (pid int, tree *Tree, err error) {
-	if t != nil {
+	if t != nil && t.made != nil {
 		<-t.made
 	}
 	if t != nil && t.fd >= 0 {

@@ -91,6 +91,7 @@ func newTree(t *testing.T) *Tree {
 		}
 		t.Skip("no cgroup v2 of padrun's own can be made here (needs root or a delegated subtree)")
 	}
+	tr.Make()
 	t.Cleanup(func() { tr.Remove() })
 	return tr
 }

@@ -159,10 +159,12 @@ func (s *session) release() {
 func (s *session) cleanup() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.release()
 	if len(s.left) == 0 {
+		// Before the markers that name it go: a padrun killed in between
+		// leaves a marker naming no cgroup, never a cgroup no marker names.
 		s.tree.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
+	s.release()
 	if s.rec != nil {
 		if err := s.reg.Remove(context.Background(), s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
 			s.o.Log.Warn().Err(err).Msg("remove record")

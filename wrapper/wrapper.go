@@ -184,6 +184,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	if err := s.acquire(files, proto, sigs); err != nil {
 		return st, err
 	}
+	s.tree.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
 	// The record may be another session's: touch it only once this run
 	// holds every file, so a refused run changes nothing.
 	var record io.Writer
