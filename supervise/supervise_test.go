@@ -80,6 +80,17 @@ func run(t *testing.T, s Spec, sigs chan os.Signal, timeout time.Duration) Statu
 	return c.Supervise(sigs, grace, timeout)
 }
 
+// runReady starts the helper and supervises it with the timeout once it is
+// ready: the timeout must not run out before the helper set its signals up.
+func runReady(t *testing.T, s Spec, readyFile string, timeout time.Duration) Status {
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, readyFile)
+	return c.Supervise(nil, grace, timeout)
+}
+
 func TestSupervise_ExitStatusIsTheChilds(t *testing.T) {
 	s, _ := helper(t, "exit7")
 	if st := run(t, s, nil, 0); st.Code != 7 || st.Signal != 0 || st.TimedOut {
@@ -116,15 +127,15 @@ func TestSupervise_GraceThenKill(t *testing.T) {
 }
 
 func TestSupervise_TimeoutEndsTheChild(t *testing.T) {
-	s, _ := helper(t, "hang")
-	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGTERM {
+	s, readyFile := helper(t, "hang")
+	if st := runReady(t, s, readyFile, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGTERM {
 		t.Fatalf("status %+v, want a timeout and death by TERM", st)
 	}
 }
 
 func TestSupervise_TimeoutKillsAChildIgnoringTERM(t *testing.T) {
-	s, _ := helper(t, "ignore-term")
-	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
+	s, readyFile := helper(t, "ignore-term")
+	if st := runReady(t, s, readyFile, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
 		t.Fatalf("status %+v, want a timeout and death by KILL", st)
 	}
 }
