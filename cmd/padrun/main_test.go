@@ -91,6 +91,7 @@ func params(dir string) testscript.Params {
 			"headerid":    cmdHeaderID,
 			"jsonget":     cmdJSONGet,
 			"procstate":   cmdProcstate,
+			"delivered":   cmdDelivered,
 			"waitnewer":   cmdWaitnewer,
 			"sigproc":     cmdSigproc,
 			"installbin":  cmdInstallbin,
