@@ -32,9 +32,7 @@ func harnessBin() string {
 
 // TestTerminal runs padrun at a real terminal, under tmux.
 func TestTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not installed: run ./test.sh, which installs it")
-	}
+	requireTool(t, "tmux")
 	testscript.Run(t, params("testdata/terminal"))
 }
 
@@ -99,15 +97,8 @@ func cmdDelivered(ts *testscript.TestScript, neg bool, args []string) {
 // TestHarnesses runs the real harnesses under padrun against a fake model
 // server on 127.0.0.1.
 func TestHarnesses(t *testing.T) {
-	bin := harnessBin()
-	for _, h := range []string{"pi", "claude", "codex"} {
-		if _, err := os.Stat(filepath.Join(bin, h)); err != nil {
-			t.Fatalf("%s is not installed in %s: run ./test.sh, which installs the pinned harnesses (or set PADRUN_HARNESS_BIN)", h, bin)
-		}
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not installed: run ./test.sh, which installs it")
-	}
+	requireHarnesses(t)
+	requireTool(t, "tmux")
 	testscript.Run(t, params("testdata/harness"))
 }
 

@@ -47,6 +47,7 @@ func params(dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
+		Condition:           installed,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PADRUN_REGISTRY_DIR", filepath.Join(env.WorkDir, "reg"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
