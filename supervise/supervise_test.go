@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -184,5 +185,20 @@ func TestRaise_DiesBySignal_WithoutGoroutineDump(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "goroutine") {
 		t.Fatalf("goroutine dump on stderr:\n%s", stderr.String())
+	}
+}
+
+func TestDescendants_FindsAChild(t *testing.T) {
+	s, readyFile := helper(t, "hang")
+	cmd := exec.Command(s.Path, s.Args[1:]...)
+	cmd.Env = s.Env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	waitReady(t, readyFile)
+	if got := descendants(os.Getpid()); !slices.Contains(got, cmd.Process.Pid) {
+		t.Fatalf("descendants = %v, want %d among them", got, cmd.Process.Pid)
 	}
 }
