@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 const helperEnv = "SUPERVISE_TEST_HELPER"
@@ -200,5 +202,23 @@ func TestDescendants_FindsAChild(t *testing.T) {
 	waitReady(t, readyFile)
 	if got := descendants(os.Getpid()); !slices.Contains(got, cmd.Process.Pid) {
 		t.Fatalf("descendants = %v, want %d among them", got, cmd.Process.Pid)
+	}
+}
+
+func TestIsTerminal_TerminalYesPipeNo(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if !IsTerminal(tty.Fd()) || IsTerminal(r.Fd()) {
+		t.Fatalf("IsTerminal: terminal %v, pipe %v; want true, false", IsTerminal(tty.Fd()), IsTerminal(r.Fd()))
 	}
 }
