@@ -100,7 +100,7 @@ func TestNoBypass_Environment(t *testing.T) {
 func TestNoBypass_BuildTags(t *testing.T) {
 	tag := regexp.MustCompile(`(?m)^//go:build (.*)$`)
 	word := regexp.MustCompile(`[A-Za-z0-9_.]+`)
-	osNames := map[string]bool{"linux": true, "darwin": true, "windows": true, "unix": true}
+	osNames := map[string]bool{"linux": true, "darwin": true, "windows": true, "unix": true, "dragonfly": true, "freebsd": true, "netbsd": true, "openbsd": true}
 	for path, src := range sources(t) {
 		for _, m := range tag.FindAllStringSubmatch(src, -1) {
 			for _, w := range word.FindAllString(m[1], -1) {

@@ -1,3 +1,5 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
 package supervise
 
 import (
@@ -8,13 +10,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysProcAttr: macOS has no parent-death signal; an orphaned child is left
-// to its process group.
+// sysProcAttr: no parent-death signal here (macOS has none); an orphaned
+// child is left to its process group.
 func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: ownGroup}
 }
 
-// watch reaps the child when it exits: macOS has no waitid(WNOWAIT) here,
+// watch reaps the child when it exits: there is no waitid(WNOWAIT) here,
 // so a signal may in principle race the reap. Stops are not reported.
 func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix.WaitStatus) {
 	done := make(chan struct{})
@@ -30,8 +32,8 @@ func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix
 	return done, func() unix.WaitStatus { return ws }
 }
 
-// descendants is not available on macOS without libproc: the group kill and
-// the child itself are what padrun can reach.
+// descendants is not available here without libproc or libkvm: the group
+// kill and the child itself are what padrun can reach.
 func descendants(int) []int { return nil }
 
 // Raise kills padrun by sig with no core dump. It returns only if padrun survived.
