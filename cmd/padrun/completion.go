@@ -140,9 +140,9 @@ _padrun_value() {
       return
     fi
     if [[ $cur == -* && ${COMP_WORDS[i-1]} != -- ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); return; fi
-    COMPREPLY=($(compgen -c -- "$cur"))
 `)
-	fmt.Fprintf(w, "    (( i == 1 )) && COMPREPLY+=($(compgen -W %q -- \"$cur\")) ;;\n  esac\n}\n", verbNames2())
+	fmt.Fprintf(w, "    (( i == 1 )) && COMPREPLY=($(compgen -W %q -- \"$cur\"))\n", verbNames2())
+	fmt.Fprint(w, "    COMPREPLY+=($(compgen -c -- \"$cur\")) ;;\n  esac\n}\n")
 	fmt.Fprint(w, "complete -F _padrun padrun\n")
 }
 

@@ -13,11 +13,12 @@ import (
 	"github.com/padrun/padrun/wrapper"
 )
 
-// The columns of ls's table, and which ones give way to fit the width:
-// the shortest each may become.
+// The columns of ls's table, and the order in which they give way to fit
+// the width: each step narrows a column down to a width, the session
+// folder first, the file last.
 var (
 	lsHeader = []string{"AGENT", "PID", "STATE", "HARNESS", "MODE", "SESSION", "FILE", "CWD", "AGE"}
-	lsMin    = map[int]int{0: 5, 5: 8, 6: 10, 7: 6}
+	lsShrink = [][2]int{{7, 16}, {5, 8}, {0, 10}, {7, 8}, {6, 12}, {0, 5}} // column, width
 )
 
 const colSession = 5
@@ -69,9 +70,8 @@ func modeOf(e registry.Entry) string {
 	return ""
 }
 
-// fit returns the columns' widths: each column's widest cell, then, while
-// the lines are wider than width, the widest column that may give way
-// loses one.
+// fit returns the columns' widths: each column's widest cell, narrowed
+// by lsShrink while the lines are wider than width.
 func fit(table [][]string, width int) []int {
 	widths := make([]int, len(lsHeader))
 	for _, row := range table {
@@ -83,24 +83,19 @@ func fit(table [][]string, width int) []int {
 	for _, n := range widths {
 		total += n
 	}
-	for width > 0 && total > width {
-		widest := -1
-		for c, least := range lsMin {
-			if widths[c] > least && (widest < 0 || widths[c] > widths[widest] || (widths[c] == widths[widest] && c > widest)) {
-				widest = c
-			}
+	for _, step := range lsShrink {
+		c, least := step[0], step[1]
+		for width > 0 && total > width && widths[c] > least {
+			widths[c]--
+			total--
 		}
-		if widest < 0 {
-			break // as narrow as it goes
-		}
-		widths[widest]--
-		total--
 	}
 	return widths
 }
 
-// cut shortens s to n runes: the start and the end of a path with "..."
-// between them, or the start of an id.
+// cut shortens s to n runes: an id keeps its start; a path its file name
+// when that leaves room for some of its start, else more of its end than
+// of its start, with "..." between.
 func cut(s string, n int, id bool) string {
 	r := []rune(s)
 	if len(r) <= n {
@@ -110,10 +105,12 @@ func cut(s string, n int, id bool) string {
 		return string(r[:n])
 	}
 	keep := n - 3
-	head := keep * 2 / 5 // the end of a path says more: the file's name
-	return string(r[:head]) + "..." + string(r[len(r)-(keep-head):])
+	tail := keep - keep*2/5
+	if base := runeLen(filepath.Base(s)) + 1; base <= keep-4 {
+		tail = base
+	}
+	return string(r[:keep-tail]) + "..." + string(r[len(r)-tail:])
 }
-
 func runeLen(s string) int { return len([]rune(s)) }
 
 // tilde writes path with ~ for the home folder.
