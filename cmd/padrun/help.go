@@ -228,11 +228,7 @@ func flagUsages(fs *pflag.FlagSet) string {
 		if arg := flagArg(f); arg != "" {
 			left += " " + arg
 		}
-		_, text := pflag.UnquoteUsage(f)
-		if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "0s" && d != "[]" && !strings.Contains(text, "(default") {
-			text += " (default " + d + ")"
-		}
-		rows = append(rows, envVar{left, text})
+		rows = append(rows, envVar{left, flagText(f)})
 		width = max(width, len(left))
 	})
 	var b strings.Builder
@@ -240,6 +236,16 @@ func flagUsages(fs *pflag.FlagSet) string {
 		fmt.Fprintf(&b, "%-*s   %s\n", width, r.name, hang(r.desc, width+3))
 	}
 	return b.String()
+}
+
+// flagText is a flag's description, with its default when that says
+// something.
+func flagText(f *pflag.Flag) string {
+	_, text := pflag.UnquoteUsage(f)
+	if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "0s" && d != "[]" && !strings.Contains(text, "(default") {
+		text += " (default " + d + ")"
+	}
+	return text
 }
 
 // wrap breaks s into lines of at most n characters.

@@ -3,6 +3,9 @@ package main
 // nearVerb returns the verb that name is most likely a typo of, or "".
 func nearVerb(name string) string {
 	best, bestD := "", 3
+	if len(name) < 2 {
+		return ""
+	}
 	for _, v := range shownVerbs() {
 		limit := 2
 		if len(v.name) <= 3 {
