@@ -76,6 +76,8 @@ func TestNoBypass_Environment(t *testing.T) {
 		// The control socket of the companions (SPEC 4.5): where padrun puts it,
 		// and how the claude hook finds it; a wrong one fails closed.
 		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
+		// Named in the help; COLUMNS only sizes ls's table.
+		"HOME": true, "COLUMNS": true,
 	}
 	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX)_[A-Z_]+|PATH|HOME)[="]`)
 	reads := regexp.MustCompile(`(Getenv|LookupEnv)\(([^)]*)\)`)
