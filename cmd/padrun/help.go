@@ -38,6 +38,8 @@ var envVars = []envVar{
 	{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
 	{"CLAUDE_CONFIG_DIR", "Claude Code's folder (default ~/.claude)"},
 	{"CODEX_HOME", "codex's folder (default ~/.codex)"},
+	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's hook) claims files through"},
+	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets (else a padrun-UID folder in the temp folder)"},
 	{"PATH", "where COMMAND is looked up"},
 	{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
 	{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},
