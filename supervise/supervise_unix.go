@@ -179,6 +179,12 @@ func execError(name string, err error) error {
 	return &ExecError{Name: name, NotExecutable: true, Err: err}
 }
 
+// IsTerminal reports whether fd is a terminal, as isatty(3) does.
+func IsTerminal(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), ioctlGetTermios)
+	return err == nil
+}
+
 // controllingTTY returns the first of stdin, stdout and stderr that is our
 // controlling terminal, or -1.
 func controllingTTY() int {

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/windows"
 )
 
 // Abort lists the signals that abort a run before its child starts.
@@ -24,6 +26,12 @@ func LookPath(name, _ string) (string, error) {
 		return "", &ExecError{Name: name, Err: err}
 	}
 	return p, nil
+}
+
+// IsTerminal reports whether fd is a console.
+func IsTerminal(fd uintptr) bool {
+	var mode uint32
+	return windows.GetConsoleMode(windows.Handle(fd), &mode) == nil
 }
 
 // Child is a started child process.

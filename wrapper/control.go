@@ -192,7 +192,7 @@ func (s *session) handleControl(req ControlRequest) ControlReply {
 	var held *marker.HeldError
 	switch {
 	case errors.As(err, &held):
-		lines := Refusal(held, time.Now())
+		lines := Refusal(held, time.Now(), nil) // no command line to queue: a switch inside the harness
 		for i := range lines {
 			lines[i] = "padrun: " + lines[i]
 		}

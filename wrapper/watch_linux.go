@@ -70,7 +70,7 @@ func watch(ws []harness.Watch, now time.Time, claim func(path string)) (stop fun
 				nameBytes := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 				d, ok := dirs[int(ev.Wd)]
-				name := cString(nameBytes)
+				name := unix.ByteSliceToString(nameBytes)
 				if !ok || name == "" {
 					continue
 				}
@@ -110,15 +110,6 @@ func claimAll(d watched, claim func(string)) {
 			}
 		}
 	}
-}
-
-func cString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }
 
 // todayPart names the folder at level below a dated watch root: YYYY, MM, DD.

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
@@ -29,8 +28,9 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// Version is padrun's version, recorded in markers and records.
-const Version = "0.1.0"
+// Version is padrun's version, recorded in markers and records. Release
+// builds stamp it with -ldflags "-X github.com/padrun/padrun/wrapper.Version=...".
+var Version = "0.1.0"
 
 // DefaultHeartbeat is the heartbeat's interval unless --heartbeat says
 // otherwise: other machines take a crashed holder's file over after 3 of
@@ -128,7 +128,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
 	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
-		Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin, StdinTTY: isatty.IsTerminal(os.Stdin.Fd()),
+		Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
 	})
 	if err != nil {
 		return st, &UsageError{err.Error()}
@@ -136,6 +136,9 @@ func Run(o Options) (st supervise.Status, err error) {
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {
 		return st, &UsageError{err.Error()}
+	}
+	if err := unguarded(o, plan, files); err != nil {
+		return st, err
 	}
 	if err := checkNames(files, o.Strict, func(msg string) { o.Log.Warn().Msg(msg) }); err != nil {
 		return st, err
@@ -315,7 +318,13 @@ func (s *session) acquire(files []string, proto marker.Marker, sigs <-chan os.Si
 		if errors.As(err, &held) && s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
 			held.Outer, held.Waitable = true, false // it outlives this run
 		}
-		if err == nil || !errors.As(err, &held) || !held.Waitable || !time.Now().Before(deadline) {
+		if err == nil || !errors.As(err, &held) || !held.Waitable {
+			return err
+		}
+		if !time.Now().Before(deadline) {
+			if s.o.Wait > 0 {
+				return &WaitedError{HeldError: held, Waited: s.o.Wait}
+			}
 			return err
 		}
 		if !said {

@@ -47,6 +47,7 @@ func params(dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
+		Condition:           installed,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PADRUN_REGISTRY_DIR", filepath.Join(env.WorkDir, "reg"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
@@ -55,6 +56,8 @@ func params(dir string) testscript.Params {
 				return err
 			}
 			env.Setenv("EXAMPLES", examples)
+			env.Setenv("REPO", filepath.Dir(examples))
+			exampleEnv(env)
 			env.Setenv("CONTEND_N", strconv.Itoa(*contendN))
 			env.Setenv("CONTEND_ROUNDS", strconv.Itoa(*contendRounds))
 			envs.Store(env.WorkDir, env.Vars)
@@ -91,6 +94,7 @@ func params(dir string) testscript.Params {
 			"headerid":     cmdHeaderID,
 			"jsonget":      cmdJSONGet,
 			"procstate":    cmdProcstate,
+			"delivered":    cmdDelivered,
 			"waitnewer":    cmdWaitnewer,
 			"sigproc":      cmdSigproc,
 			"installbin":   cmdInstallbin,
@@ -103,6 +107,26 @@ func params(dir string) testscript.Params {
 			"nointerleave": cmdNointerleave,
 		},
 	}
+}
+
+// goEnv is the Go build and module caches of the tests' own environment.
+var goEnv = sync.OnceValue(func() []string {
+	out, _ := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	return strings.Fields(string(out))
+})
+
+// exampleEnv lets the CI examples' install steps (go install, npm install
+// -g) use this machine's caches, with a scripts's own HOME.
+func exampleEnv(env *testscript.Env) {
+	if ge := goEnv(); len(ge) == 2 {
+		env.Setenv("GOCACHE", ge[0])
+		env.Setenv("GOMODCACHE", ge[1])
+	}
+	npmCache := os.Getenv("NPM_CONFIG_CACHE")
+	if home, err := os.UserHomeDir(); err == nil && npmCache == "" {
+		npmCache = filepath.Join(home, ".npm")
+	}
+	env.Setenv("NPM_CONFIG_CACHE", npmCache)
 }
 
 // envs holds each script's environment as set up, by work folder; tracked

@@ -1,3 +1,5 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
 package wrapper
 
 import (

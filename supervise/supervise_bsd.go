@@ -1,3 +1,5 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
 package supervise
 
 import (
@@ -9,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysProcAttr: macOS has no parent-death signal; an orphaned child is left
-// to its process group.
+// sysProcAttr: no parent-death signal here (macOS has none); an orphaned
+// child is left to its process group.
 func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: ownGroup}
 }
 
-// watch reaps the child when it exits: macOS has no waitid(WNOWAIT) here,
+// watch reaps the child when it exits: there is no waitid(WNOWAIT) here,
 // so a signal may in principle race the reap. Stops are not reported.
 func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix.WaitStatus) {
 	done := make(chan struct{})
@@ -31,10 +33,10 @@ func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix
 	return done, func() unix.WaitStatus { return ws }
 }
 
-// subreaper: macOS has no subreaper; orphans go to launchd.
+// subreaper: padrun makes no subreaper here; orphans go to init (launchd).
 func subreaper() {}
 
-// forkExec starts the child: macOS has no cgroups.
+// forkExec starts the child: there are no cgroups here.
 func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int, *Tree, error) {
 	pid, err := syscall.ForkExec(path, args, attr)
 	return pid, nil, err
@@ -43,14 +45,14 @@ func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int,
 // reapOrphans: without a subreaper no orphan comes to padrun.
 func (c *Child) reapOrphans() (stop func()) { return func() {} }
 
-// rest: on macOS padrun cannot list what the child left; its group, when it
+// rest: here padrun cannot list what the child left; its group, when it
 // leads one, is ended with it (killAll).
 func (c *Child) rest() []int { return nil }
 
 func (c *Child) signalRest(syscall.Signal) {}
 
 // killAll sends SIGKILL to the child's group when it leads one, else to the
-// child: descendants cannot be listed on macOS without libproc.
+// child: descendants cannot be listed here without libproc or libkvm.
 func (c *Child) killAll() {
 	if c.ownGroup {
 		unix.Kill(-c.Pid, unix.SIGKILL) // Best effort.

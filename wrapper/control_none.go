@@ -1,3 +1,5 @@
+//go:build windows || dragonfly || netbsd || openbsd
+
 package wrapper
 
 import (
@@ -5,7 +7,8 @@ import (
 	"net"
 )
 
-// errNoControl: this platform cannot check a control socket's peer.
+// errNoControl: padrun cannot check a control socket's peer here (no
+// peer credentials it reads), so companions are unavailable.
 var errNoControl = errors.New("wrapper: companions need a control socket whose peer can be checked, which this platform lacks")
 
 // ControlDir has no safe home here: companions are unavailable.
