@@ -7,6 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# The harnesses need Node.js 20.6 or newer, and npm to install them.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 6) ? 0 : 1)' 2>/dev/null ||
+  ! command -v npm >/dev/null; then
+  echo "test.sh: the tests need Node.js 20.6 or newer and npm (found node $(node --version 2>/dev/null || echo none))" >&2
+  exit 1
+fi
+
 pins=(@earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0)
 harness=.cache/harness
 if [ "$(cat "$harness/.pins" 2>/dev/null)" != "${pins[*]}" ]; then

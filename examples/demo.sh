@@ -16,23 +16,28 @@ fi
 export PADRUN_REGISTRY_DIR=$work/registry
 session=$work/session.jsonl
 # The agent: ten turns, each one JSON line naming the writer's PAD_SESSION_PID.
+# After its first turn it waits for the file $2, which the demo creates once
+# it has shown the refusal and the status: the session is held until then.
 agent='for i in 1 2 3 4 5 6 7 8 9 10; do
-  printf "{\"turn\":%s,\"session\":%s}\n" "$i" "$PAD_SESSION_PID" >> "$1"; sleep 0.1
+  printf "{\"turn\":%s,\"session\":%s}\n" "$i" "$PAD_SESSION_PID" >> "$1"
+  until [ -e "$2" ]; do sleep 0.05; done
 done'
+go=$work/go
 
 echo "\$ padrun --guard session.jsonl -- sh -c AGENT &"
-padrun --guard "$session" -- sh -c "$agent" agent "$session" &
+padrun --guard "$session" -- sh -c "$agent" agent "$session" "$go" &
 first=$!
 until [ -s "$session" ]; do sleep 0.02; done # the first turn is written
 
 echo "\$ padrun --guard session.jsonl -- sh -c AGENT    # a second writer"
 status=0
-padrun --guard "$session" -- sh -c "$agent" agent "$session" 2>&1 || status=$?
+padrun --guard "$session" -- sh -c "$agent" agent "$session" "$go" 2>&1 || status=$?
 echo "(exit status $status)"
 
 echo "\$ padrun status session.jsonl"
 padrun status "$session" || true
 
+touch "$go" # the first agent writes its other turns and ends
 wait "$first"
 first=
 writers=$(grep -o '"session":[0-9]*' "$session" | sort -u | wc -l)

@@ -198,6 +198,12 @@ func busy(file string, self ident.Self) *HeldError {
 		e.Holder = m
 		if j := Judge(m.Holder(), self, time.Now()); j.Verdict == ident.Alive {
 			reason = j.Reason + ", and " + reason
+		} else if pids := ident.LockHolders(LockPath(file)); len(pids) > 0 {
+			// Its padrun is gone: a process of its session inherited the lock.
+			reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but " + names(pids) +
+				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(LockPath(file))
+		} else if j, ok := leftover(m, self); !ok {
+			reason = j.Reason + ", and " + reason // a holder still exiting, or one padrun cannot see
 		}
 	}
 	e.Judgement = Judgement{ident.Alive, reason}
@@ -259,6 +265,9 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (replace 
 			j.Reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but its child " + j.Reason
 			return false, refuse(j)
 		}
+	}
+	if j, ok := leftover(m, self); !ok {
+		return false, refuse(j)
 	}
 	return true, nil
 }
@@ -339,17 +348,41 @@ var tempName = func() string {
 	return ".padrun-" + hex.EncodeToString(b[:]) + ".tmp"
 }
 
-// SetChild records the child in the marker with an atomic rewrite.
-func (l *Lock) SetChild(pid int, token string) error {
+// SetChild records the child, and the process group and session it leads
+// (0: none of its own), in the marker with an atomic rewrite.
+func (l *Lock) SetChild(pid int, token string, pgid, sid int) error {
 	l.marker.ChildPid, l.marker.ChildStartToken = pid, ident.Token(token)
+	l.marker.ChildPgid, l.marker.ChildSid = pgid, sid
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
 }
 
-// SetSessionID records the harness's session id, once the harness has
-// written it, with an atomic rewrite.
+// SetSessionID records the harness's session id in the marker with an
+// atomic rewrite; an empty or unchanged id writes nothing.
 func (l *Lock) SetSessionID(id string) error {
+	if id == "" || id == l.marker.SessionID {
+		return nil
+	}
 	l.marker.SessionID = id
 	return publish(MarkerPath(l.File), l.marker, true, time.Now())
+}
+
+// Fd is the lock's descriptor, for a child to inherit as flock(1)'s does:
+// the kernel then keeps the file locked while any process holding it lives.
+// ok is false where the file is held by its marker alone.
+func (l *Lock) Fd() (fd uintptr, ok bool) {
+	if l.NoFlock {
+		return 0, false
+	}
+	return safefile.Fd(l.h), true
+}
+
+// Keep drops the lock but leaves the marker in place: processes of the
+// session outlived padrun's attempts to end them, and the next acquirer must
+// find them through it (its orphan check) rather than a free file.
+// The lock file stays too: a survivor that inherited the lock still holds it.
+func (l *Lock) Keep() error {
+	safefile.Close(l.h)
+	return nil
 }
 
 // LostError says a holder's marker was replaced or removed by another:

@@ -31,26 +31,34 @@ func LockPath(file string) string   { return file + ".live.lock" }
 // Marker is the JSON object published at F.live.json. Readers accept unknown
 // fields and markers of other tools, which carry at least pid.
 type Marker struct {
-	V                int         `json:"v"`
-	Tool             string      `json:"tool,omitempty"`
-	Version          string      `json:"version,omitempty"`
-	Nonce            string      `json:"nonce,omitempty"`
-	SessionFile      string      `json:"sessionFile,omitempty"`
-	SessionID        string      `json:"sessionId,omitempty"`
-	Pid              int         `json:"pid"`
-	StartToken       ident.Token `json:"startToken,omitempty"`
-	BootID           string      `json:"bootId,omitempty"`
-	MachineID        string      `json:"machineId,omitempty"`
-	Hostname         string      `json:"hostname,omitempty"`
-	PidNamespace     ident.Token `json:"pidNamespace,omitempty"`
-	UID              int         `json:"uid"`
-	ChildPid         int         `json:"childPid,omitempty"`
-	ChildStartToken  ident.Token `json:"childStartToken,omitempty"`
-	Harness          string      `json:"harness,omitempty"`
-	Mode             string      `json:"mode,omitempty"`
-	Agent            string      `json:"agent,omitempty"`
-	CreatedAt        string      `json:"createdAt,omitempty"`
-	HeartbeatSeconds int         `json:"heartbeatSeconds"`
+	V               int         `json:"v"`
+	Tool            string      `json:"tool,omitempty"`
+	Version         string      `json:"version,omitempty"`
+	Nonce           string      `json:"nonce,omitempty"`
+	SessionFile     string      `json:"sessionFile,omitempty"`
+	SessionID       string      `json:"sessionId,omitempty"`
+	Pid             int         `json:"pid"`
+	StartToken      ident.Token `json:"startToken,omitempty"`
+	BootID          string      `json:"bootId,omitempty"`
+	MachineID       string      `json:"machineId,omitempty"`
+	Hostname        string      `json:"hostname,omitempty"`
+	PidNamespace    ident.Token `json:"pidNamespace,omitempty"`
+	UID             int         `json:"uid"`
+	ChildPid        int         `json:"childPid,omitempty"`
+	ChildStartToken ident.Token `json:"childStartToken,omitempty"`
+	// Cgroup is the cgroup v2 folder that holds every process of the
+	// session, when padrun could make one.
+	Cgroup string `json:"cgroup,omitempty"`
+	// ChildPgid and ChildSid are the process group and session that the
+	// child leads, when it leads one: its descendants stay in them unless
+	// they leave.
+	ChildPgid        int    `json:"childPgid,omitempty"`
+	ChildSid         int    `json:"childSid,omitempty"`
+	Harness          string `json:"harness,omitempty"`
+	Mode             string `json:"mode,omitempty"`
+	Agent            string `json:"agent,omitempty"`
+	CreatedAt        string `json:"createdAt,omitempty"`
+	HeartbeatSeconds int    `json:"heartbeatSeconds"`
 
 	// ModTime is the marker file's mtime when it was read: the heartbeat.
 	ModTime time.Time `json:"-"`

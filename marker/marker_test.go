@@ -226,7 +226,7 @@ func TestPublish_NeverVisibleHalfWritten(t *testing.T) {
 	}
 	defer l.Release()
 	l.marker.Agent = strings.Repeat("a", 8000) // a marker bigger than one page
-	if err := l.SetChild(0, "0"); err != nil {
+	if err := l.SetChild(0, "0", 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	const rounds = 2000
@@ -234,7 +234,7 @@ func TestPublish_NeverVisibleHalfWritten(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := 1; i <= rounds; i++ {
-			if err := l.SetChild(i, strconv.Itoa(i)); err != nil {
+			if err := l.SetChild(i, strconv.Itoa(i), 0, 0); err != nil {
 				t.Error(err)
 				return
 			}

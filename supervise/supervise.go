@@ -33,6 +33,11 @@ type Spec struct {
 	Pty bool
 	// Record, when set, receives the session's output as the user sees it.
 	Record io.Writer
+	// Tree, when set, is the cgroup the child is born in.
+	Tree *Tree
+	// Inherit lists descriptors the child inherits at their own numbers,
+	// as flock(1) hands its lock to the command: the session's locks.
+	Inherit []uintptr
 }
 
 // Status is how the child ended.

@@ -3,11 +3,12 @@ package supervise
 import (
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
 )
 
 func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
@@ -66,16 +67,7 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + de.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
+		if ppid, err := ident.ParentPid(p); err == nil {
 			children[ppid] = append(children[ppid], p)
 		}
 	}

@@ -10,10 +10,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 const helperEnv = "SUPERVISE_TEST_HELPER"
@@ -43,6 +47,24 @@ func TestHelperProcess(t *testing.T) {
 	case "hang":
 		ready()
 		time.Sleep(time.Hour) // hang until a signal ends it
+	case "leave", "leave-ignoring-term":
+		// Leaves a grandchild of its own session behind, then exits.
+		mode := map[string]string{"leave": "hang", "leave-ignoring-term": "ignore-term"}[os.Getenv(helperEnv)]
+		gready := os.Getenv("READY") + ".grandchild"
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+		cmd.Env = append(os.Environ(), helperEnv+"="+mode, "READY="+gready)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			os.Exit(2)
+		}
+		for {
+			if _, err := os.Stat(gready); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+		os.Exit(0)
 	case "raise-quit":
 		Raise(syscall.SIGQUIT)
 		os.Exit(3)
@@ -78,6 +100,17 @@ func run(t *testing.T, s Spec, sigs chan os.Signal, timeout time.Duration) Statu
 		t.Fatal(err)
 	}
 	return c.Supervise(sigs, grace, timeout)
+}
+
+// runReady starts the helper and supervises it with the timeout once it is
+// ready: the timeout must not run out before the helper set its signals up.
+func runReady(t *testing.T, s Spec, readyFile string, timeout time.Duration) Status {
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, readyFile)
+	return c.Supervise(nil, grace, timeout)
 }
 
 func TestSupervise_ExitStatusIsTheChilds(t *testing.T) {
@@ -116,15 +149,15 @@ func TestSupervise_GraceThenKill(t *testing.T) {
 }
 
 func TestSupervise_TimeoutEndsTheChild(t *testing.T) {
-	s, _ := helper(t, "hang")
-	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGTERM {
+	s, readyFile := helper(t, "hang")
+	if st := runReady(t, s, readyFile, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGTERM {
 		t.Fatalf("status %+v, want a timeout and death by TERM", st)
 	}
 }
 
 func TestSupervise_TimeoutKillsAChildIgnoringTERM(t *testing.T) {
-	s, _ := helper(t, "ignore-term")
-	if st := run(t, s, nil, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
+	s, readyFile := helper(t, "ignore-term")
+	if st := runReady(t, s, readyFile, 50*time.Millisecond); !st.TimedOut || st.Signal != syscall.SIGKILL {
 		t.Fatalf("status %+v, want a timeout and death by KILL", st)
 	}
 }
@@ -173,5 +206,38 @@ func TestRaise_DiesBySignal_WithoutGoroutineDump(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "goroutine") {
 		t.Fatalf("goroutine dump on stderr:\n%s", stderr.String())
+	}
+}
+
+func TestDescendants_FindsAChild(t *testing.T) {
+	s, readyFile := helper(t, "hang")
+	cmd := exec.Command(s.Path, s.Args[1:]...)
+	cmd.Env = s.Env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	waitReady(t, readyFile)
+	if got := descendants(os.Getpid()); !slices.Contains(got, cmd.Process.Pid) {
+		t.Fatalf("descendants = %v, want %d among them", got, cmd.Process.Pid)
+	}
+}
+
+func TestIsTerminal_TerminalYesPipeNo(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if !IsTerminal(tty.Fd()) || IsTerminal(r.Fd()) {
+		t.Fatalf("IsTerminal: terminal %v, pipe %v; want true, false", IsTerminal(tty.Fd()), IsTerminal(r.Fd()))
 	}
 }

@@ -85,10 +85,15 @@ func LookPath(name, path string) (string, error) {
 
 // Child is a started child process.
 type Child struct {
-	Pid      int
-	ownGroup bool // the child leads its own process group
-	tty      int  // our controlling terminal's fd, or -1
-	io       *relay
+	Pid int
+	// Cgroup is the session's cgroup folder, when the child was born in one.
+	Cgroup string
+	// Pgid and Sid are the process group and session the child leads, or 0.
+	Pgid, Sid int
+	ownGroup  bool // the child leads its own process group
+	tty       int  // our controlling terminal's fd, or -1
+	io        *relay
+	tree      *Tree
 }
 
 // Start starts the child. The child shares padrun's process group when
@@ -123,7 +128,16 @@ func Start(s Spec) (*Child, error) {
 	if r != nil {
 		attr.Files = r.childFiles
 	}
-	pid, err := syscall.ForkExec(s.Path, s.Args, attr)
+	subreaper()
+	// Only this goroutine forks: clearing close-on-exec for the fork alone
+	// cannot leak the locks into another program.
+	for _, fd := range s.Inherit {
+		unix.FcntlInt(fd, unix.F_SETFD, 0) // Best effort: the other engines still hold.
+	}
+	pid, tree, err := forkExec(s.Path, s.Args, attr, s.Tree)
+	for _, fd := range s.Inherit {
+		unix.FcntlInt(fd, unix.F_SETFD, unix.FD_CLOEXEC) // Best effort.
+	}
 	if r != nil {
 		r.childPid.Store(int64(pid))
 		r.started()
@@ -134,7 +148,17 @@ func Start(s Spec) (*Child, error) {
 		}
 		return nil, execError(s.Args[0], err)
 	}
-	return &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r}, nil
+	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, tree: tree}
+	if tree != nil {
+		c.Cgroup = tree.Path
+	}
+	switch {
+	case s.Pty:
+		c.Pgid, c.Sid = pid, pid
+	case c.ownGroup:
+		c.Pgid = pid
+	}
+	return c, nil
 }
 
 // Close drains the child's output and restores the terminal. Call it on
@@ -153,6 +177,12 @@ func execError(name string, err error) error {
 		return &ExecError{Name: name, NotExecutable: true, Err: err}
 	}
 	return &ExecError{Name: name, NotExecutable: true, Err: err}
+}
+
+// IsTerminal reports whether fd is a terminal, as isatty(3) does.
+func IsTerminal(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), ioctlGetTermios)
+	return err == nil
 }
 
 // controllingTTY returns the first of stdin, stdout and stderr that is our
@@ -186,6 +216,7 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 		stopped = make(chan struct{}, 1) // Ctrl-Z reaches the child through its terminal
 	}
 	exited, reap := watch(c.Pid, stopped)
+	defer c.reapOrphans()()
 	var st Status
 	var deadline, kill <-chan time.Time
 	if timeout > 0 {
@@ -243,15 +274,50 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 	}
 }
 
-// killAll sends SIGKILL to every process of the session: the child's group
-// when it leads one, else the child and its descendants.
-func (c *Child) killAll() {
-	if c.ownGroup {
-		unix.Kill(-c.Pid, unix.SIGKILL) // Best effort.
-		return
+// Kill ends the session at once, without grace: SIGKILL to every process
+// of it. For a harness that must be stopped before it writes.
+func (c *Child) Kill() { c.killAll() }
+
+// killWait bounds the wait for what SIGKILL ends to be gone: a process in
+// uninterruptible sleep dies only when its system call returns.
+const killWait = 2 * time.Second
+
+// EndRest ends what the child left of its session once the child has been
+// reaped: TERM (and CONT, so that a stopped process can act on it) to every
+// process still there, then SIGKILL after grace. found, when set, is told
+// first which processes were left. It returns those that outlived it all,
+// and never waits longer than grace and killWait. A run that left nothing
+// costs one small read or one wait call.
+func (c *Child) EndRest(grace time.Duration, found func(pids []int)) (survivors []int) {
+	rest := c.rest()
+	if len(rest) == 0 {
+		return nil
 	}
-	for _, pid := range descendants(c.Pid) {
-		unix.Kill(pid, unix.SIGKILL) // Best effort.
+	if found != nil {
+		found(rest)
 	}
-	unix.Kill(c.Pid, unix.SIGKILL) // Best effort.
+	c.signalRest(unix.SIGTERM)
+	c.signalRest(unix.SIGCONT)
+	if c.waitRest(grace) {
+		return nil
+	}
+	c.signalRest(unix.SIGKILL)
+	if c.waitRest(killWait) {
+		return nil
+	}
+	return c.rest()
+}
+
+// waitRest waits up to d for the session's processes to be gone.
+func (c *Child) waitRest(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if len(c.rest()) == 0 {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(waitRestEvery)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/windows"
 )
 
 // Abort lists the signals that abort a run before its child starts.
@@ -26,10 +28,19 @@ func LookPath(name, _ string) (string, error) {
 	return p, nil
 }
 
+// IsTerminal reports whether fd is a console.
+func IsTerminal(fd uintptr) bool {
+	var mode uint32
+	return windows.GetConsoleMode(windows.Handle(fd), &mode) == nil
+}
+
 // Child is a started child process.
 type Child struct {
 	Pid int
-	p   *os.Process
+	// Cgroup, Pgid and Sid are Linux's and Unix's: always empty here.
+	Cgroup    string
+	Pgid, Sid int
+	p         *os.Process
 }
 
 // Start starts the child. Windows has no pseudo-terminals here.
@@ -43,6 +54,12 @@ func Start(s Spec) (*Child, error) {
 	}
 	return &Child{Pid: p.Pid, p: p}, nil
 }
+
+// Kill ends the child at once.
+func (c *Child) Kill() { c.p.Kill() } // Best effort.
+
+// EndRest: Windows gives padrun no view of what the child left.
+func (c *Child) EndRest(time.Duration, func([]int)) []int { return nil }
 
 // Close releases nothing on Windows.
 func (c *Child) Close() {}

@@ -1,6 +1,7 @@
 package wrapper
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -8,9 +9,22 @@ import (
 	"github.com/padrun/padrun/marker"
 )
 
-// Refusal is the refusal for people, one line each, without the "padrun: "
-// prefix.
-func Refusal(e *marker.HeldError, now time.Time) []string {
+// WaitedError is a refusal after --wait ran out: how long the run waited.
+type WaitedError struct {
+	*marker.HeldError
+	Waited time.Duration
+}
+
+func (e *WaitedError) Unwrap() error { return e.HeldError }
+
+// Refusal is the refusal err (a *marker.HeldError, maybe in a WaitedError)
+// for people, one line each, without the "padrun: " prefix. queue is the
+// refused command line with --wait inserted, printed quoted for the shell.
+func Refusal(err error, now time.Time, queue []string) []string {
+	var e *marker.HeldError
+	if !errors.As(err, &e) {
+		return []string{err.Error()}
+	}
 	first := "refused: " + e.File + " is in use by another session"
 	if e.Outer {
 		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", e.File, e.Holder.Pid)
@@ -20,7 +34,32 @@ func Refusal(e *marker.HeldError, now time.Time) []string {
 		"  holder: " + holderOf(e, now),
 		"  verdict: " + e.Judgement.String(),
 	}
-	return append(lines, "hint: "+hint(e))
+	var waited *WaitedError
+	if errors.As(err, &waited) {
+		return append(lines, "hint: waited "+waited.Waited.String()+" for "+holderName(e)+
+			", which still holds it; look at it with: padrun status "+ShellQuote(e.File))
+	}
+	return append(lines, "hint: "+hint(e, queue))
+}
+
+// holderName names a refusal's holder briefly: who to wait for.
+func holderName(e *marker.HeldError) string {
+	m := e.Holder
+	if m == nil && e.User != "" {
+		return "a session of " + e.User
+	}
+	if m == nil {
+		return "its holder"
+	}
+	tool := m.Tool
+	if tool == "" {
+		tool = "another tool"
+	}
+	s := fmt.Sprintf("%s pid %d", tool, m.Pid)
+	if m.Agent != "" {
+		s += fmt.Sprintf(" (agent %q)", m.Agent)
+	}
+	return s
 }
 
 // Describe says who holds the file, in one line.
@@ -69,26 +108,47 @@ func HolderLine(m *marker.Marker, now time.Time) string {
 		s += " on host " + m.Hostname
 	}
 	if t, err := time.Parse(time.RFC3339Nano, m.CreatedAt); err == nil {
-		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), age(now.Sub(t)))
+		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), Age(now.Sub(t)))
 	}
 	return s
 }
 
-func hint(e *marker.HeldError) string {
+func hint(e *marker.HeldError, queue []string) string {
 	if e.Outer {
 		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
 	}
 	if e.Unreadable || (!e.Waitable && e.Holder != nil) {
-		return "check it with: padrun status " + e.File + "; if no session uses it: padrun unlock --force " + e.File
+		return "check it with: padrun status " + ShellQuote(e.File) + "; if no session uses it: padrun unlock --force " + ShellQuote(e.File)
 	}
 	fork := ""
 	if e.Holder != nil && e.Holder.Harness == "pi" {
-		fork = "fork it instead (pi --fork " + e.File + "), or "
+		fork = "fork it instead (pi --fork " + ShellQuote(e.File) + "), or "
 	}
-	return fork + "queue: padrun --wait 10m -- ..."
+	if len(queue) == 0 {
+		return fork + "queue with --wait 10m"
+	}
+	return fork + "queue: " + ShellCommand(queue)
 }
 
-func age(d time.Duration) string {
+// ShellCommand quotes argv for a POSIX shell, to be pasted.
+func ShellCommand(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Age says a duration for people: 42s, 12m, 3h05m, 4d.
+func Age(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d.Seconds()))

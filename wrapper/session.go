@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -45,7 +46,7 @@ func (s *session) watch(ws []harness.Watch, now time.Time, child int) (stop func
 	if len(ws) == 0 {
 		return func() {}
 	}
-	stop, err := watch(ws, now, child, watchEvents{claim: s.claim, unowned: s.unowned, wrote: s.learnID})
+	stop, err := watch(ws, now, child, watchEvents{claim: s.claim, unowned: s.unowned, wrote: s.learnHeader})
 	if err != nil {
 		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
 		return func() {}
@@ -61,35 +62,69 @@ func (s *session) claim(path string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.take(file, ""); err != nil {
+		msg := "new session file not claimed"
+		if marker.IsHeld(err) {
+			msg += ": it is held by another session"
+		}
+		s.o.Log.Warn().Err(err).Str("file", file).Msg(msg)
+		return
+	}
+	s.learnHeaderLocked(file)
+}
+
+// take guards file for this session, without waiting, unless it holds it
+// already; sessionID, when known, goes to its marker and the record. The
+// caller holds s.mu. A refusal is a *marker.HeldError.
+func (s *session) take(file, sessionID string) error {
 	if s.rec == nil {
-		return // cleaned up already
+		return errors.New("wrapper: the session has ended")
 	}
 	for _, l := range s.locks {
 		if l.File == file {
-			return
+			s.learnID(l, sessionID)
+			return nil
 		}
 	}
 	m := s.proto
 	m.Nonce = uuid.NewString()
+	m.SessionID = sessionID
 	l, err := marker.Acquire(file, m, s.self, nil)
 	if err != nil {
-		s.o.Log.Warn().Err(err).Str("file", file).Msg("new session file not claimed: it is held by another session")
-		return
+		return err
 	}
-	if s.rec != nil && s.rec.Padrun.ChildPid > 0 {
-		if err := l.SetChild(s.rec.Padrun.ChildPid, string(s.rec.Padrun.ChildProcStart)); err != nil {
+	if c := s.child; c.pid > 0 {
+		if err := l.SetChild(c.pid, c.token, c.pgid, c.sid); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
 		}
 	}
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
-	s.learnIDLocked(file)
-	if s.rec != nil {
-		s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
-		s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
+	s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
+	s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
+	if sessionID != "" {
+		s.rec.SessionID = sessionID
+	}
+	if err := s.reg.Write(context.Background(), s.rec); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record new session file")
+	}
+	return nil
+}
+
+// learnID records the harness's session id of a held file in its marker
+// and, as the session's current one, in the record.
+func (s *session) learnID(l *marker.Lock, id string) {
+	if id == "" {
+		return
+	}
+	if err := l.SetSessionID(id); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record session id in marker")
+	}
+	if s.rec.SessionID != id {
+		s.rec.SessionID = id
 		if err := s.reg.Write(context.Background(), s.rec); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record new session file")
+			s.o.Log.Warn().Err(err).Msg("record session id")
 		}
 	}
 }
@@ -122,59 +157,78 @@ func (s *session) holds(file string) bool {
 // whyForeign is the reason given for a file another process writes.
 const whyForeign = "another process writes it"
 
-// learnID reads the harness's session id from a claimed file's header once
-// the harness has written it, into the markers and the record.
-func (s *session) learnID(path string) {
+// learnHeader reads the harness's session id from a claimed file's header
+// once the harness has written it, into its marker and the record.
+func (s *session) learnHeader(path string) {
 	file, err := CanonicalFile(path)
 	if err != nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.learnIDLocked(file)
+	s.learnHeaderLocked(file)
 }
 
-func (s *session) learnIDLocked(file string) {
+// learnHeaderLocked is learnHeader for a caller that holds s.mu. A session
+// id already known is kept.
+func (s *session) learnHeaderLocked(file string) {
 	if s.rec == nil || s.rec.SessionID != "" {
 		return
 	}
-	var l *marker.Lock
-	for _, x := range s.locks {
-		if x.File == file {
-			l = x
-		}
-	}
-	if l == nil {
-		return
-	}
-	id := harness.HeaderID(file)
-	if id == "" {
-		return
-	}
-	if err := l.SetSessionID(id); err != nil {
-		s.o.Log.Warn().Err(err).Msg("record session id in marker")
-	}
-	s.rec.SessionID = id
-	if err := s.reg.Write(context.Background(), s.rec); err != nil {
-		s.o.Log.Warn().Err(err).Msg("record session id")
+	if i := slices.IndexFunc(s.locks, func(l *marker.Lock) bool { return l.File == file }); i >= 0 {
+		s.learnID(s.locks[i], harness.HeaderID(file))
 	}
 }
 
-// release drops every lock taken, removing our markers.
+// drop releases a file the harness has left, when this session holds it.
+// The caller holds s.mu.
+func (s *session) drop(file string) error {
+	i := slices.IndexFunc(s.locks, func(l *marker.Lock) bool { return l.File == file })
+	if i < 0 || s.rec == nil {
+		return nil
+	}
+	l := s.locks[i]
+	s.locks = slices.Delete(s.locks, i, i+1)
+	err := l.Release()
+	p := s.rec.Padrun
+	if j := slices.Index(p.SessionFiles, file); j >= 0 {
+		p.SessionFiles = slices.Delete(p.SessionFiles, j, j+1)
+	}
+	if j := slices.Index(p.Markers, marker.MarkerPath(file)); j >= 0 {
+		p.Markers = slices.Delete(p.Markers, j, j+1)
+	}
+	if werr := s.reg.Write(context.Background(), s.rec); werr != nil {
+		s.o.Log.Warn().Err(werr).Msg("record released session file")
+	}
+	return err
+}
+
+// release drops every lock taken, removing our markers; while processes
+// of the session outlive padrun, the markers stay, so that the next run's
+// orphan check finds them.
 func (s *session) release() {
 	for i := len(s.locks) - 1; i >= 0; i-- {
-		if err := s.locks[i].Release(); err != nil {
+		release := s.locks[i].Release
+		if len(s.left) > 0 {
+			release = s.locks[i].Keep
+		}
+		if err := release(); err != nil {
 			s.o.Log.Warn().Err(err).Msg("release")
 		}
 	}
 	s.locks = nil
 }
 
-// cleanup undoes the run: markers and locks, then the registry record. It
-// runs on every return of Run, panics included.
+// cleanup undoes the run: markers and locks, the session's cgroup, then the
+// registry record. It runs on every return of Run, panics included.
 func (s *session) cleanup() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.left) == 0 {
+		// Before the markers that name it go: a padrun killed in between
+		// leaves a marker naming no cgroup, never a cgroup no marker names.
+		s.tree.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
+	}
 	s.release()
 	if s.rec != nil {
 		if err := s.reg.Remove(context.Background(), s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
@@ -192,11 +246,18 @@ const recordDelay = 5 * time.Millisecond
 // recordChild adds the child to the markers and the record, beside the
 // child's run. The writes still to come are skipped once stop is called,
 // when the child is gone.
-func (s *session) recordChild(pid int) (stop func()) {
+func (s *session) recordChild(c childInfo) (stop func()) {
+	pid := c.pid
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTimer(recordDelay)
+		delay := recordDelay
+		if !c.inCgroup {
+			// Without a cgroup, the marker is the only record of the
+			// child's group, which its descendants may outlive padrun in.
+			delay = 0
+		}
+		t := time.NewTimer(delay)
 		defer t.Stop()
 		select {
 		case <-quit:
@@ -213,13 +274,15 @@ func (s *session) recordChild(pid int) (stop func()) {
 			return // cleaned up already
 		}
 		s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = pid, ident.Token(token)
+		c.token = token
+		s.child = c
 		for _, l := range s.locks {
 			select {
 			case <-quit:
 				return
 			default:
 			}
-			if err := l.SetChild(pid, token); err != nil {
+			if err := l.SetChild(pid, token, c.pgid, c.sid); err != nil {
 				s.o.Log.Warn().Err(err).Msg("record child in marker")
 			}
 		}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
@@ -29,8 +28,9 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// Version is padrun's version, recorded in markers and records.
-const Version = "0.1.0"
+// Version is padrun's version, recorded in markers and records. Release
+// builds stamp it with -ldflags "-X github.com/padrun/padrun/wrapper.Version=...".
+var Version = "0.1.0"
 
 // DefaultHeartbeat is the heartbeat's interval unless --heartbeat says
 // otherwise: other machines take a crashed holder's file over after 3 of
@@ -56,6 +56,10 @@ type Options struct {
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // where people read waiting notices
+
+	// NoCompanion leaves the harness without its companion: switches
+	// inside it are unguarded.
+	NoCompanion bool
 }
 
 // UsageError is a run that cannot start as asked (exit 125).
@@ -85,8 +89,19 @@ type session struct {
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
 	rec   *registry.Record
+	tree  *supervise.Tree // the session's cgroup, where padrun could make one
+	child childInfo       // what the markers record of the child
+	left  []int           // processes of the session that outlived padrun's end of it
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
+
+	// For companions that cannot cancel (claude): the harness's current
+	// session file, the --guard files never released for it, how to end the
+	// child, and why it was ended.
+	current string
+	guards  []string
+	kill    func()
+	stopped error
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -113,7 +128,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	}
 	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
 	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
-		Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin, StdinTTY: isatty.IsTerminal(os.Stdin.Fd()),
+		Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
 	})
 	if err != nil {
 		return st, &UsageError{err.Error()}
@@ -121,6 +136,9 @@ func Run(o Options) (st supervise.Status, err error) {
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {
 		return st, &UsageError{err.Error()}
+	}
+	if err := unguarded(o, plan, files); err != nil {
+		return st, err
 	}
 	if err := checkNames(files, o.Strict, func(msg string) { o.Log.Warn().Msg(msg) }); err != nil {
 		return st, err
@@ -134,6 +152,14 @@ func Run(o Options) (st supervise.Status, err error) {
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.
 	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
 		Str("mode", plan.Mode).Strs("files", files).Msg("run")
+	s.guards, _ = guardedFiles(o.Guards, nil) // Best effort: the same paths were resolved above.
+	if len(plan.Files) > 0 {
+		s.current, _ = CanonicalFile(plan.Files[0])
+	}
+	ctlDir, err := s.setupCompanion(&plan)
+	if err != nil {
+		return st, err
+	}
 	path, err := supervise.LookPath(plan.Argv[0], os.Getenv("PATH"))
 	if err != nil {
 		return st, err
@@ -153,10 +179,15 @@ func Run(o Options) (st supervise.Status, err error) {
 	proto.Version, proto.Harness, proto.Mode, proto.Agent = Version, plan.Harness, plan.Mode, agent
 	proto.SessionID = plan.SessionID
 	proto.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
+	s.tree = supervise.NewTree(fmt.Sprintf("%d-%s", s.self.Pid, s.self.StartToken))
+	if s.tree != nil {
+		proto.Cgroup = s.tree.Path
+	}
 	s.proto = proto
 	if err := s.acquire(files, proto, sigs); err != nil {
 		return st, err
 	}
+	s.tree.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
 	// The record may be another session's: touch it only once this run
 	// holds every file, so a refused run changes nothing.
 	var record io.Writer
@@ -190,6 +221,15 @@ func Run(o Options) (st supervise.Status, err error) {
 		}
 		return st, err
 	}
+	env := childEnv(os.Environ(), s.self.Pid, agent, files)
+	if ctlDir != "" {
+		ctl, err := startControl(ctlDir, s.self.Pid, s.handleControl)
+		if err != nil {
+			return st, err
+		}
+		defer ctl.stop() // before cleanup: no claim comes in while it runs
+		env = append(env, "PADRUN_CONTROL="+ctl.path)
+	}
 	<-registered
 	select {
 	case sig := <-sigs:
@@ -197,25 +237,35 @@ func Run(o Options) (st supervise.Status, err error) {
 	default:
 	}
 	child, err := supervise.Start(supervise.Spec{
-		Path: path, Args: plan.Argv, Env: childEnv(os.Environ(), s.self.Pid, agent, files),
-		Pty: o.Pty, Record: record,
+		Path: path, Args: plan.Argv, Env: env,
+		Pty: o.Pty, Record: record, Tree: s.tree, Inherit: s.lockFds(),
 	})
 	if err != nil {
 		return st, err
 	}
 	defer remindUnknown(o, plan)() // last, once the terminal is restored
 	defer child.Close()            // the terminal is restored on every path, before cleanup
+	s.mu.Lock()
+	s.kill = child.Kill
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped != nil {
+		child.Kill() // a claim was refused before the child was known
+	}
 	notify(sigs, supervise.Late)
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
-	stopRecord := s.recordChild(child.Pid)
+	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid, inCgroup: child.Cgroup != ""})
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
 	stopWatch := s.watch(plan.Watch, now, child.Pid)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
 	o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
+	s.endRest(child)
 	stopWatch()
 	stopHeartbeat()
 	stopRecord()
-	return st, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st, s.stopped
 }
 
 // remindUnknown returns what says, once an interactive harness on a
@@ -233,7 +283,7 @@ func remindUnknown(o Options, plan harness.Plan) func() {
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
+	return ok && supervise.IsTerminal(f.Fd())
 }
 
 func signalName(s syscall.Signal) string {
@@ -287,7 +337,13 @@ func (s *session) acquire(files []string, proto marker.Marker, sigs <-chan os.Si
 		if errors.As(err, &held) && s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
 			held.Outer, held.Waitable = true, false // it outlives this run
 		}
-		if err == nil || !errors.As(err, &held) || !held.Waitable || !time.Now().Before(deadline) {
+		if err == nil || !errors.As(err, &held) || !held.Waitable {
+			return err
+		}
+		if !time.Now().Before(deadline) {
+			if s.o.Wait > 0 {
+				return &WaitedError{HeldError: held, Waited: s.o.Wait}
+			}
 			return err
 		}
 		if !said {

@@ -101,14 +101,30 @@ func TestRefusal_Text(t *testing.T) {
 	m := &marker.Marker{Tool: "padrun", Pid: 1234, ChildPid: 1235, Harness: "pi", Agent: "wren", Hostname: "box", CreatedAt: "2026-11-30T08:00:01.000Z"}
 	e := &marker.HeldError{File: "/w/s.jsonl", Holder: m, Busy: true, Waitable: true,
 		Judgement: marker.Judgement{Verdict: ident.Alive, Reason: "pid 1234 start time matches, same boot, same machine"}}
-	got := strings.Join(Refusal(e, now), "\n")
+	queue := []string{"padrun", "--wait", "10m", "--", "pi", "-p", "--session", "/w/s.jsonl", "it's done?"}
+	got := strings.Join(Refusal(e, now, queue), "\n")
 	since := time.Date(2026, 11, 30, 8, 0, 1, 0, time.UTC).Local().Format("15:04:05")
 	want := `refused: /w/s.jsonl is in use by another session
   holder: padrun pid 1234 (child pi pid 1235, agent "wren") on host box, since ` + since + ` (12m ago)
   verdict: alive: pid 1234 start time matches, same boot, same machine
-hint: fork it instead (pi --fork /w/s.jsonl), or queue: padrun --wait 10m -- ...`
+hint: fork it instead (pi --fork /w/s.jsonl), or queue: padrun --wait 10m -- pi -p --session /w/s.jsonl 'it'\''s done?'`
 	if got != want {
 		t.Fatalf("refusal:\n%s\nwant:\n%s", got, want)
+	}
+	got = strings.Join(Refusal(&WaitedError{HeldError: e, Waited: 90 * time.Second}, now, queue), "\n")
+	if want := `hint: waited 1m30s for padrun pid 1234 (agent "wren"), which still holds it; look at it with: padrun status /w/s.jsonl`; !strings.HasSuffix(got, "\n"+want) {
+		t.Fatalf("refusal after --wait:\n%s\nwant it to end:\n%s", got, want)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain/path-1.jsonl": "plain/path-1.jsonl", "": "''", "a b": "'a b'", "it's": `'it'\''s'`,
+		"$HOME": "'$HOME'", "--wait=10": "--wait=10", "*": "'*'", "a\nb": "'a\nb'",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
 	}
 }
 

@@ -91,8 +91,9 @@ func report(b *testing.B, names []string, samples [][]sample) {
 	b.ReportMetric(float64(median(last, cpuOf))/float64(baseCPU), "cpu-ratio")
 }
 
-// BenchmarkPiPrint measures `padrun -- pi -p` against bare `pi -p` on the
-// fake model server: go test -run '^$' -bench PiPrint -benchtime 1x -rounds 10
+// BenchmarkPiPrint measures `padrun -- pi -p`, with its companion loaded
+// and without (--no-companion), against bare `pi -p` on the fake model
+// server: go test -run '^$' -bench PiPrint -benchtime 1x -rounds 10
 func BenchmarkPiPrint(b *testing.B) {
 	padrun := buildPadrun(b)
 	bin := harnessBin()
@@ -115,8 +116,9 @@ func BenchmarkPiPrint(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := alternate(b, env, work,
 			[]string{pi, "-p", "--session", "s.jsonl", "hello"},
+			[]string{padrun, "--no-companion", "--", pi, "-p", "--session", "s.jsonl", "hello"},
 			[]string{padrun, "--", pi, "-p", "--session", "s.jsonl", "hello"})
-		report(b, []string{"pi -p", "padrun -- pi -p"}, s)
+		report(b, []string{"pi -p", "padrun --no-companion -- pi", "padrun -- pi -p (companion)"}, s)
 	}
 }
 

@@ -22,9 +22,11 @@ func TestNoBypass_Flags(t *testing.T) {
 	var got []string
 	fs.VisitAll(func(f *pflag.Flag) { got = append(got, f.Name) })
 	// Each of these chooses what to guard or how to run; none skips the lock,
-	// the marker or the verdict.
+	// the marker or the verdict. --no-companion leaves switches inside the
+	// harness unguarded (SPEC 4.5, said on stderr); the session it starts with
+	// is guarded all the same.
 	want := []string{"agent", "grace", "guard", "harness", "heartbeat", "log-file", "log-format",
-		"log-level", "no-pin", "pty", "record", "strict", "timeout", "wait"}
+		"log-level", "no-companion", "no-pin", "pty", "record", "strict", "timeout", "wait"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("run flags %v, want %v: review any new flag against SPEC section 7", got, want)
@@ -71,6 +73,11 @@ func TestNoBypass_Environment(t *testing.T) {
 		"PADRUN_SESSION_FILE": true, "PADRUN_MARKER": true, "PADRUN_VERSION": true,
 		"PATH": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true,
 		"CLAUDE_CONFIG_DIR": true, "CODEX_HOME": true,
+		// The control socket of the companions (SPEC 4.5): where padrun puts it,
+		// and how the claude hook finds it; a wrong one fails closed.
+		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
+		// Named in the help; COLUMNS only sizes ls's table.
+		"HOME": true, "COLUMNS": true,
 	}
 	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX)_[A-Z_]+|PATH|HOME)[="]`)
 	reads := regexp.MustCompile(`(Getenv|LookupEnv)\(([^)]*)\)`)
@@ -95,7 +102,7 @@ func TestNoBypass_Environment(t *testing.T) {
 func TestNoBypass_BuildTags(t *testing.T) {
 	tag := regexp.MustCompile(`(?m)^//go:build (.*)$`)
 	word := regexp.MustCompile(`[A-Za-z0-9_.]+`)
-	osNames := map[string]bool{"linux": true, "darwin": true, "windows": true, "unix": true}
+	osNames := map[string]bool{"linux": true, "darwin": true, "windows": true, "unix": true, "dragonfly": true, "freebsd": true, "netbsd": true, "openbsd": true}
 	for path, src := range sources(t) {
 		for _, m := range tag.FindAllStringSubmatch(src, -1) {
 			for _, w := range word.FindAllString(m[1], -1) {

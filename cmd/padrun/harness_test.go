@@ -32,9 +32,7 @@ func harnessBin() string {
 
 // TestTerminal runs padrun at a real terminal, under tmux.
 func TestTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not installed: run ./test.sh, which installs it")
-	}
+	requireTool(t, "tmux")
 	testscript.Run(t, params("testdata/terminal"))
 }
 
@@ -60,18 +58,47 @@ func cmdProcstate(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("pid %d is in state %s, want one of %s", pid, state, args[1])
 }
 
+// delivered FILE:KEY SIG waits (at most 30s) until SIG is pending neither
+// for the recorded process nor for any of its threads: it has reached a
+// handler, so a signal sent after it is handled after it.
+func cmdDelivered(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: delivered FILE:KEY SIG")
+	}
+	pid := readyPid(ts, args[0])
+	bit := uint64(1) << (sigByName(args[1]) - 1)
+	pending := func() bool {
+		files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+		for _, f := range append(files, fmt.Sprintf("/proc/%d/status", pid)) {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a thread that ended
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				key, v, _ := strings.Cut(line, ":")
+				if key != "SigPnd" && key != "ShdPnd" {
+					continue
+				}
+				if mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && mask&bit != 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !pending() {
+			return
+		}
+	}
+	ts.Fatalf("%s is still pending for pid %d", args[1], pid)
+}
+
 // TestHarnesses runs the real harnesses under padrun against a fake model
 // server on 127.0.0.1.
 func TestHarnesses(t *testing.T) {
-	bin := harnessBin()
-	for _, h := range []string{"pi", "claude", "codex"} {
-		if _, err := os.Stat(filepath.Join(bin, h)); err != nil {
-			t.Fatalf("%s is not installed in %s: run ./test.sh, which installs the pinned harnesses (or set PADRUN_HARNESS_BIN)", h, bin)
-		}
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not installed: run ./test.sh, which installs it")
-	}
+	requireHarnesses(t)
+	requireTool(t, "tmux")
 	testscript.Run(t, params("testdata/harness"))
 }
 

@@ -11,4 +11,6 @@ import (
 // main thread, which lives as long as padrun.
 func init() { runtime.LockOSThread() }
 
+//go:generate go test -run ^TestManPage$ -update-man
+
 func main() { os.Exit(run(os.Args[1:])) }

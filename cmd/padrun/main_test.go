@@ -47,6 +47,7 @@ func params(dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
+		Condition:           installed,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PADRUN_REGISTRY_DIR", filepath.Join(env.WorkDir, "reg"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
@@ -55,6 +56,8 @@ func params(dir string) testscript.Params {
 				return err
 			}
 			env.Setenv("EXAMPLES", examples)
+			env.Setenv("REPO", filepath.Dir(examples))
+			exampleEnv(env)
 			env.Setenv("CONTEND_N", strconv.Itoa(*contendN))
 			env.Setenv("CONTEND_ROUNDS", strconv.Itoa(*contendRounds))
 			envs.Store(env.WorkDir, env.Vars)
@@ -67,39 +70,64 @@ func params(dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"start":       cmdStart,
-			"await":       cmdAwait,
-			"run":         cmdRun,
-			"waitfile":    cmdWaitfile,
-			"signal":      cmdSignal,
-			"gone":        cmdGone,
-			"checkmarker": cmdCheckMarker,
-			"checkrecord": cmdCheckRecord,
-			"writemarker": cmdWriteMarker,
-			"contend":     cmdContend,
-			"mkrandom":    cmdMkrandom,
-			"mode":        cmdMode,
-			"waitgrep":    cmdWaitgrep,
-			"ispid":       cmdIsPid,
-			"records":     cmdRecords,
-			"fakemodel":   cmdFakeModel,
-			"waitpane":    cmdWaitpane,
-			"waitgone":    cmdWaitgone,
-			"forks":       cmdForks,
-			"normcmp":     cmdNormcmp,
-			"newest":      cmdNewest,
-			"headerid":    cmdHeaderID,
-			"jsonget":     cmdJSONGet,
-			"procstate":   cmdProcstate,
-			"waitnewer":   cmdWaitnewer,
-			"sigproc":     cmdSigproc,
-			"installbin":  cmdInstallbin,
-			"padrecord":   cmdPadRecord,
-			"lsrow":       cmdLsRow,
-			"lsrows":      cmdLsRows,
-			"misclaim":    cmdMisclaim,
+			"start":        cmdStart,
+			"await":        cmdAwait,
+			"run":          cmdRun,
+			"waitfile":     cmdWaitfile,
+			"signal":       cmdSignal,
+			"gone":         cmdGone,
+			"checkmarker":  cmdCheckMarker,
+			"checkrecord":  cmdCheckRecord,
+			"writemarker":  cmdWriteMarker,
+			"contend":      cmdContend,
+			"mkrandom":     cmdMkrandom,
+			"mode":         cmdMode,
+			"waitgrep":     cmdWaitgrep,
+			"ispid":        cmdIsPid,
+			"records":      cmdRecords,
+			"fakemodel":    cmdFakeModel,
+			"waitpane":     cmdWaitpane,
+			"waitgone":     cmdWaitgone,
+			"forks":        cmdForks,
+			"normcmp":      cmdNormcmp,
+			"newest":       cmdNewest,
+			"headerid":     cmdHeaderID,
+			"jsonget":      cmdJSONGet,
+			"procstate":    cmdProcstate,
+			"delivered":    cmdDelivered,
+			"waitnewer":    cmdWaitnewer,
+			"sigproc":      cmdSigproc,
+			"installbin":   cmdInstallbin,
+			"padrecord":    cmdPadRecord,
+			"lsrow":        cmdLsRow,
+			"lsrows":       cmdLsRows,
+			"rpcstate":     cmdRPCState,
+			"markerpid":    cmdMarkerPid,
+			"pidvar":       cmdPidvar,
+			"nointerleave": cmdNointerleave,
+			"misclaim":     cmdMisclaim,
 		},
 	}
+}
+
+// goEnv is the Go build and module caches of the tests' own environment.
+var goEnv = sync.OnceValue(func() []string {
+	out, _ := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	return strings.Fields(string(out))
+})
+
+// exampleEnv lets the CI examples' install steps (go install, npm install
+// -g) use this machine's caches, with a scripts's own HOME.
+func exampleEnv(env *testscript.Env) {
+	if ge := goEnv(); len(ge) == 2 {
+		env.Setenv("GOCACHE", ge[0])
+		env.Setenv("GOMODCACHE", ge[1])
+	}
+	npmCache := os.Getenv("NPM_CONFIG_CACHE")
+	if home, err := os.UserHomeDir(); err == nil && npmCache == "" {
+		npmCache = filepath.Join(home, ".npm")
+	}
+	env.Setenv("NPM_CONFIG_CACHE", npmCache)
 }
 
 // envs holds each script's environment as set up, by work folder; tracked
@@ -168,7 +196,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 func startProc(ts *testscript.TestScript, args []string) *proc {
 	env := scriptEnv(ts)
 	p := &proc{done: make(chan struct{})}
-	var stdin, stdout, stderr, rpcPrompt string
+	var stdin, stdout, stderr, rpcPrompt, rpcScript string
 	for len(args) > 0 {
 		if v, ok := strings.CutPrefix(args[0], "-stdin="); ok {
 			stdin = v
@@ -178,6 +206,8 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 			stderr = v
 		} else if v, ok := strings.CutPrefix(args[0], "-rpc="); ok {
 			rpcPrompt = v
+		} else if v, ok := strings.CutPrefix(args[0], "-rpcscript="); ok {
+			rpcScript = v
 		} else if strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") {
 			env = append(env, args[0])
 		} else {
@@ -213,7 +243,7 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		ts.Defer(func() { f.Close() })
 		p.cmd.Stderr = f
 	}
-	if rpcPrompt != "" {
+	if rpcPrompt != "" || rpcScript != "" {
 		// An RPC client: stdin stays open until the run is over.
 		sink := p.cmd.Stdout
 		p.cmd.Stdout = nil
@@ -222,7 +252,11 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		out, err := p.cmd.StdoutPipe()
 		ts.Check(err)
 		p.rpcDone = make(chan struct{})
-		go driveRPC(in, out, sink, rpcPrompt, p.rpcDone)
+		if rpcScript != "" {
+			go driveRPCScript(rpcSteps(ts, rpcScript), in, out, sink, ts.Getenv("WORK"), p.rpcDone)
+		} else {
+			go driveRPC(in, out, sink, rpcPrompt, p.rpcDone)
+		}
 	}
 	ts.Check(p.cmd.Start())
 	go func() {

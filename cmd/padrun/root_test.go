@@ -16,9 +16,7 @@ import (
 // simulated with bind mounts over /etc/machine-id and the boot id, full and
 // read-only filesystems, and holders of another user. CI runs as root.
 func TestAsRoot(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("these tests mount filesystems and make namespaces: run them as root (CI does)")
-	}
+	requireRoot(t, "mount filesystems and make namespaces")
 	testscript.Run(t, params("testdata/root"))
 }
 

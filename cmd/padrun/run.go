@@ -23,20 +23,6 @@ const (
 	exitNotFound      = 127
 )
 
-const usage = `usage: padrun [flags] -- COMMAND [ARG...]
-       padrun status [--json] FILE...
-       padrun unlock [--force] FILE...
-       padrun ls [--all] [--json] [--agent NAME] [--cwd DIR]
-       padrun prune [--older-than DURATION] [--json]
-       padrun version | help
-
-Runs COMMAND as a supervised child that is the only live writer of its
-session files. Exit status: the child's; 75 refused; 124 timed out;
-125 padrun failed; 126 not executable; 127 not found.
-
-flags:
-`
-
 // usageError is a bad command line: exit 125 with a hint.
 type usageError struct{ msg string }
 
@@ -47,17 +33,23 @@ func (e *usageError) Error() string { return e.msg }
 func run(args []string) int {
 	stderr := os.Stderr
 	if len(args) > 0 {
-		if verb, ok := verbs[args[0]]; ok {
-			return verb(args[1:], os.Stdout, stderr)
+		if v := findVerb(args[0]); v != nil {
+			return v.runVerb(args[1:], os.Stdout, stderr)
 		}
 	}
-	o, logs, err := parseRun(args, stderr)
+	o, logs, queue, err := parseRun(args, stderr)
 	if err != nil {
-		return exit(err, logs, stderr)
+		return exit(err, logs, stderr, nil)
 	}
 	st, err := wrapper.Run(o)
 	if err != nil {
-		return exit(err, logs, stderr)
+		code := exit(err, logs, stderr, queue)
+		if code == exitNotFound && len(args) > 0 && len(o.Command) > 0 && args[0] == o.Command[0] {
+			if v := nearVerb(args[0]); v != "" {
+				fmt.Fprintf(stderr, "padrun: hint: did you mean padrun %s?\n", v)
+			}
+		}
+		return code
 	}
 	switch {
 	case st.TimedOut:
@@ -79,50 +71,69 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Guards, "guard", nil, "guard the session file `PATH` too (repeatable)")
 	fs.StringVar(&f.Harness, "harness", "", "read the command line as `NAME`'s: pi, claude, codex or none (default: by command name)")
 	fs.StringVar(&f.Agent, "agent", "", "record the agent `NAME`")
-	fs.DurationVar(&f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse")
-	fs.DurationVar(&f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124)")
-	fs.DurationVar(&f.Grace, "grace", 10*time.Second, "time between TERM and KILL when ending the child")
-	fs.DurationVar(&f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
+	durationVar(fs, &f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse (a bare number is seconds)")
+	durationVar(fs, &f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124; a bare number is seconds)")
+	durationVar(fs, &f.Grace, "grace", 10*time.Second, "wait `DURATION` between TERM and KILL when ending the child, or what it left running")
+	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
+	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
 	f.logs.addFlags(fs)
 }
 
-func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, error) {
+// parseRun reads the run's command line. queue is the same command line
+// with --wait 10m inserted, for the refusal's hint.
+func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string, error) {
 	var f runFlags
-	fs := pflag.NewFlagSet("padrun", pflag.ContinueOnError)
+	fs := newFlagSet("padrun")
 	fs.SetInterspersed(false)
-	fs.SetOutput(io.Discard)
 	f.addFlags(fs)
+	version := fs.BoolP("version", "V", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 	logs := newLogger(logFlags{}, stderr)
 	if err := fs.Parse(args); err != nil {
-		return f.Options, logs, &usageError{err.Error()}
+		return f.Options, logs, nil, &usageError{err.Error()}
 	}
-	if *help {
-		fmt.Fprint(os.Stdout, usage+fs.FlagUsages())
-		return f.Options, logs, errHelp
+	switch {
+	case *help:
+		mainHelp(os.Stdout)
+		return f.Options, logs, nil, errHelp
+	case *version:
+		fmt.Fprintln(os.Stdout, versionLine())
+		return f.Options, logs, nil, errHelp
 	}
 	logs, err := f.logs.logger(stderr)
 	if err != nil {
-		return f.Options, logs, err
+		return f.Options, logs, nil, err
 	}
 	if fs.NArg() == 0 {
-		return f.Options, logs, &usageError{"no command given"}
+		return f.Options, logs, nil, &usageError{"no command given"}
 	}
 	if f.Wait < 0 || f.Timeout < 0 || f.Grace < 0 || f.Heartbeat < 0 {
-		return f.Options, logs, &usageError{"durations must not be negative"}
+		return f.Options, logs, nil, &usageError{"durations must not be negative"}
 	}
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
-	return f.Options, logs, nil
+	return f.Options, logs, queueCommand(os.Args[0], args, len(args)-fs.NArg()), nil
 }
 
 var errHelp = errors.New("help")
 
+// queueCommand is padrun's command line with --wait 10m inserted before
+// the command (after any --wait of its own, so that it wins).
+func queueCommand(argv0 string, args []string, cmdAt int) []string {
+	at := cmdAt
+	if at > 0 && args[at-1] == "--" {
+		at--
+	}
+	out := append([]string{argv0}, args[:at]...)
+	out = append(out, "--wait", "10m")
+	return append(out, args[at:]...)
+}
+
 // exit is the one place where an error becomes an exit status.
-func exit(err error, logs logs, stderr io.Writer) int {
+func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 	var (
 		held   *marker.HeldError
 		unsafe *marker.UnsafeError
@@ -135,7 +146,7 @@ func exit(err error, logs logs, stderr io.Writer) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.As(err, &held):
-		for _, line := range wrapper.Refusal(held, time.Now()) {
+		for _, line := range wrapper.Refusal(err, time.Now(), queue) {
 			fmt.Fprintln(stderr, "padrun: "+line)
 		}
 		refusalEvent(logs, held)

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,25 +32,11 @@ var (
 // machine cannot see. Only the marker, its heartbeat and the break file
 // keep two writers out.
 func TestSharedFolders(t *testing.T) {
-	var missing []string
-	if os.Geteuid() != 0 {
-		missing = append(missing, "root (to mount and make namespaces)")
-	}
+	requireRoot(t, "mount and make namespaces for the shared-folder tests")
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		missing = append(missing, "/dev/fuse")
+		unavailable(t, "the shared-folder tests need /dev/fuse")
 	}
-	for _, prog := range []string{"bindfs", "unshare", "nsenter", "setpriv", "flock"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			missing = append(missing, prog+" (apt-get install bindfs util-linux; ./test.sh does)")
-		}
-	}
-	if len(missing) > 0 {
-		msg := "shared-folder tests need " + strings.Join(missing, ", ")
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	requireTool(t, "bindfs", "unshare", "nsenter", "setpriv", "flock")
 	p := params("testdata/sharedfs")
 	p.Cmds["machine"] = cmdMachine
 	p.Cmds["crash"] = cmdCrash

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
-	"text/tabwriter"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,63 +19,72 @@ import (
 	"github.com/padrun/padrun/wrapper"
 )
 
-// verbs are padrun's subcommands; anything else is a command to run.
-var verbs = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"status":  cmdStatus,
-	"unlock":  cmdUnlock,
-	"ls":      cmdLs,
-	"prune":   cmdPrune,
-	"version": cmdVersion,
-	"help":    cmdHelp,
+func init() {
+	verbs = []*verb{
+		{name: "status", args: "FILE...", max: -1, setup: setupStatus,
+			short:   "say whether session files are free, and who holds them",
+			summary: "Says for each FILE whether it is free, held, stale or unknown, who holds it, and the verdict's reasons. It never takes the lock. Exit 0 when every file could be taken now, 75 otherwise."},
+		{name: "unlock", args: "FILE...", max: -1, setup: setupUnlock,
+			short:   "remove stale markers",
+			summary: "Removes the stale marker of each FILE; never an alive one, an unknown one only with --force. Exit 0 when every file is free afterwards, 75 when a marker was kept, 125 on errors."},
+		{name: "ls", max: 0, setup: setupLs,
+			short:   "list the registry's sessions",
+			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
+		{name: "prune", max: 0, setup: setupPrune,
+			short:   "remove dead records",
+			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line."},
+		{name: "version", max: 0, setup: setupVersion,
+			short:   "print the version, commit and Go version",
+			summary: "Prints padrun's version, commit and Go version."},
+		{name: "help", args: "[VERB]", max: 1, setup: setupHelp,
+			short:   "print this help, or a verb's",
+			summary: "Prints padrun's help, or VERB's."},
+		{name: "completion", args: "SHELL", min: 1, max: 1, setup: setupCompletion,
+			short:   "print a completion script for bash, zsh or fish",
+			summary: "Prints a completion script for SHELL: bash, zsh or fish. Load it with: source <(padrun completion bash), padrun completion fish | source, or in ~/.zshrc: source <(padrun completion zsh)."},
+		// companion is run by a harness's companion, not by people: claude's
+		// hooks run `padrun companion claude-hook`.
+		{name: "companion", args: "claude-hook", min: 1, max: 1, hidden: true, setup: setupCompanion,
+			summary: "Runs a companion's side inside the harness: claude's hooks run padrun companion claude-hook, with the hook's JSON on stdin."},
+	}
 }
 
-// parseVerb parses a verb's flags; a nil return means exit with status.
-func parseVerb(name, synopsis string, args []string, stdout, stderr io.Writer, add func(*pflag.FlagSet)) (*pflag.FlagSet, int, bool) {
-	fs := pflag.NewFlagSet("padrun "+name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	add(fs)
-	help := fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "padrun: %s: %v\npadrun: hint: %s\n", name, err, synopsis)
-		return nil, exitFailed, false
-	}
-	if *help {
-		fmt.Fprintf(stdout, "usage: %s\n\nflags:\n%s", synopsis, fs.FlagUsages())
-		return nil, 0, false
-	}
-	return fs, 0, true
-}
-
-func cmdStatus(args []string, stdout, stderr io.Writer) int {
-	var asJSON bool
-	fs, code, ok := parseVerb("status", "padrun status [--json] FILE...", args, stdout, stderr, func(fs *pflag.FlagSet) {
-		fs.BoolVar(&asJSON, "json", false, "print JSON")
-	})
-	if !ok {
-		return code
-	}
-	files, code := fileArgs("status", fs.Args(), stderr)
-	if files == nil {
-		return code
-	}
-	self, now := ident.ReadSelf(), time.Now()
-	all := make([]marker.Status, 0, len(files))
-	code = 0
-	for _, f := range files {
-		st := marker.Inspect(f, self, now)
-		all = append(all, st)
-		if !st.Free() {
-			code = exitRefused
+func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, _, stderr io.Writer) int {
+		if args[0] != "claude-hook" {
+			fmt.Fprintln(stderr, "padrun: usage: padrun companion claude-hook (run by claude's hooks, reading the hook's JSON on stdin)")
+			return exitFailed
 		}
+		return wrapper.ClaudeHook(os.Stdin, stderr)
 	}
-	if asJSON {
-		writeJSON(stdout, all)
+}
+
+func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+	asJSON := fs.Bool("json", false, "print JSON")
+	return func(args []string, stdout, stderr io.Writer) int {
+		files, code := fileArgs("status", args, stderr)
+		if files == nil {
+			return code
+		}
+		self, now := ident.ReadSelf(), time.Now()
+		all := make([]marker.Status, 0, len(files))
+		code = 0
+		for _, f := range files {
+			st := marker.Inspect(f, self, now)
+			all = append(all, st)
+			if !st.Free() {
+				code = exitRefused
+			}
+		}
+		if *asJSON {
+			writeJSON(stdout, all)
+			return code
+		}
+		for _, st := range all {
+			printStatus(stdout, st, now)
+		}
 		return code
 	}
-	for _, st := range all {
-		printStatus(stdout, st, now)
-	}
-	return code
 }
 
 func printStatus(w io.Writer, st marker.Status, now time.Time) {
@@ -94,15 +104,13 @@ func printStatus(w io.Writer, st marker.Status, now time.Time) {
 	}
 }
 
-func cmdUnlock(args []string, stdout, stderr io.Writer) int {
-	var force bool
-	fs, code, ok := parseVerb("unlock", "padrun unlock [--force] FILE...", args, stdout, stderr, func(fs *pflag.FlagSet) {
-		fs.BoolVar(&force, "force", false, "also remove a marker whose holder cannot be judged")
-	})
-	if !ok {
-		return code
-	}
-	files, code := fileArgs("unlock", fs.Args(), stderr)
+func setupUnlock(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+	force := fs.Bool("force", false, "also remove a marker whose holder cannot be judged")
+	return func(args []string, stdout, stderr io.Writer) int { return unlock(args, *force, stdout, stderr) }
+}
+
+func unlock(args []string, force bool, stdout, stderr io.Writer) int {
+	files, code := fileArgs("unlock", args, stderr)
 	if files == nil {
 		return code
 	}
@@ -176,18 +184,15 @@ func printError(stderr io.Writer, err error) {
 	}
 }
 
-func cmdLs(args []string, stdout, stderr io.Writer) int {
-	var all, asJSON bool
-	var agent, cwd string
-	_, code, ok := parseVerb("ls", "padrun ls [--all] [--json] [--agent NAME] [--cwd DIR]", args, stdout, stderr, func(fs *pflag.FlagSet) {
-		fs.BoolVar(&all, "all", false, "also list dead sessions")
-		fs.BoolVar(&asJSON, "json", false, "print JSON")
-		fs.StringVar(&agent, "agent", "", "only sessions of agent `NAME`")
-		fs.StringVar(&cwd, "cwd", "", "only sessions started in folder `DIR`")
-	})
-	if !ok {
-		return code
-	}
+func setupLs(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+	all := fs.Bool("all", false, "also list dead sessions")
+	asJSON := fs.Bool("json", false, "print JSON")
+	agent := fs.String("agent", "", "only sessions of agent `NAME`")
+	cwd := fs.String("cwd", "", "only sessions started in folder `DIR`")
+	return func(_ []string, stdout, stderr io.Writer) int { return ls(*all, *asJSON, *agent, *cwd, stdout, stderr) }
+}
+
+func ls(all, asJSON bool, agent, cwd string, stdout, stderr io.Writer) int {
 	reg, ok := openRegistry(stderr)
 	if !ok {
 		return exitFailed
@@ -205,13 +210,7 @@ func cmdLs(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tPID\tSTATE\tHARNESS\tSESSION\tCWD\tSTARTED")
-	for _, e := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(e.Agent), pidOf(e), e.Liveness, harnessOf(e),
-			dash(sessionOf(e)), dash(e.Cwd), e.Time.Local().Format("2006-01-02 15:04:05"))
-	}
-	tw.Flush()
+	printTable(stdout, rows, time.Now(), tableWidth(stdout))
 	return 0
 }
 
@@ -235,16 +234,6 @@ func harnessOf(e registry.Entry) string {
 	return "-"
 }
 
-func sessionOf(e registry.Entry) string {
-	if e.SessionID != "" {
-		return e.SessionID
-	}
-	if e.Padrun != nil && len(e.Padrun.SessionFiles) > 0 {
-		return e.Padrun.SessionFiles[0]
-	}
-	return ""
-}
-
 func dash(s string) string {
 	if s == "" {
 		return "-"
@@ -252,16 +241,14 @@ func dash(s string) string {
 	return s
 }
 
-func cmdPrune(args []string, stdout, stderr io.Writer) int {
+func setupPrune(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
 	var olderThan time.Duration
-	var asJSON bool
-	_, code, ok := parseVerb("prune", "padrun prune [--older-than DURATION] [--json]", args, stdout, stderr, func(fs *pflag.FlagSet) {
-		fs.DurationVar(&olderThan, "older-than", 0, "also prune unknown records older than `DURATION`")
-		fs.BoolVar(&asJSON, "json", false, "print JSON")
-	})
-	if !ok {
-		return code
-	}
+	durationVar(fs, &olderThan, "older-than", 0, "also prune unknown records older than `DURATION` (a bare number is seconds)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return func(_ []string, stdout, stderr io.Writer) int { return prune(olderThan, *asJSON, stdout, stderr) }
+}
+
+func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) int {
 	reg, ok := openRegistry(stderr)
 	if !ok {
 		return exitFailed
@@ -285,20 +272,35 @@ func cmdPrune(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func cmdVersion(args []string, stdout, stderr io.Writer) int {
-	if _, code, ok := parseVerb("version", "padrun version", args, stdout, stderr, func(*pflag.FlagSet) {}); !ok {
-		return code
+func setupVersion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+	return func(_ []string, stdout, _ io.Writer) int {
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	}
-	fmt.Fprintln(stdout, "padrun "+wrapper.Version)
-	return 0
 }
 
-func cmdHelp(args []string, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("padrun", pflag.ContinueOnError)
-	new(runFlags).addFlags(fs)
-	fs.BoolP("help", "h", false, "show this help")
-	fmt.Fprint(stdout, usage+fs.FlagUsages())
-	return 0
+func setupHelp(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int {
+		if len(args) == 0 {
+			mainHelp(stdout)
+			return 0
+		}
+		v := findVerb(args[0])
+		if v == nil {
+			fmt.Fprintf(stderr, "padrun: help: no verb %q\npadrun: hint: the verbs are %s\n", args[0], verbNames())
+			return exitFailed
+		}
+		v.help(stdout)
+		return 0
+	}
+}
+
+func verbNames() string {
+	names := make([]string, len(shownVerbs()))
+	for i, v := range shownVerbs() {
+		names[i] = v.name
+	}
+	return strings.Join(names, ", ")
 }
 
 func writeJSON(w io.Writer, v any) {

@@ -153,3 +153,12 @@ func (t *Token) UnmarshalJSON(b []byte) error {
 func NormalizeID(id string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(id)), "-", "")
 }
+
+// Name names pid for people: "pid 123 (codex)".
+func Name(pid int) string {
+	s := "pid " + strconv.Itoa(pid)
+	if c := Command(pid); c != "" {
+		s += " (" + c + ")"
+	}
+	return s
+}

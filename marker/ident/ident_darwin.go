@@ -21,16 +21,6 @@ func readProc(pid int) (procState, error) {
 	return procState{start: start, zombie: kp.Proc.P_stat == zombieState, process: true}, nil
 }
 
-func exists(pid int) Verdict {
-	switch err := unix.Kill(pid, 0); err {
-	case nil, unix.EPERM:
-		return Alive
-	case unix.ESRCH:
-		return Dead
-	}
-	return Unknown
-}
-
 func bootID() string {
 	tv, err := unix.SysctlTimeval("kern.boottime")
 	if err != nil {

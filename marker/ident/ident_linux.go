@@ -38,16 +38,6 @@ func readProc(pid int) (procState, error) {
 	return st, nil
 }
 
-func exists(pid int) Verdict {
-	switch err := unix.Kill(pid, 0); err {
-	case nil, unix.EPERM:
-		return Alive
-	case unix.ESRCH:
-		return Dead
-	}
-	return Unknown
-}
-
 func bootID() string {
 	b, _ := readSmall("/proc/sys/kernel/random/boot_id") // Best effort: left out when unreadable.
 	return string(bytes.TrimSpace(b))
@@ -104,21 +94,41 @@ func readSmall(path string) ([]byte, error) {
 	return buf[:n], nil
 }
 
-// parseStat reads the state and start time (fields 3 and 22) of a Linux
-// /proc/<pid>/stat line. The command name (field 2) may hold spaces and ')',
-// so fields are counted after the last ')'.
-func parseStat(b []byte) (state byte, start string, ok bool) {
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, "", false
+// ParentPid returns the parent pid of pid, from its stat file (Linux only).
+func ParentPid(pid int) (int, error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/stat"
+	b, err := readSmall(path)
+	if err != nil {
+		return 0, err
 	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 || len(f[0]) != 1 {
+	f, ok := statFields(b)
+	if !ok || len(f) < 2 {
+		return 0, errors.New("ident: malformed " + path)
+	}
+	return strconv.Atoi(f[1])
+}
+
+// parseStat reads the state and start time (fields 3 and 22) of a Linux
+// /proc/<pid>/stat line.
+func parseStat(b []byte) (state byte, start string, ok bool) {
+	f, ok := statFields(b)
+	if !ok || len(f) < 20 || len(f[0]) != 1 {
 		return 0, "", false
 	}
 	if _, err := strconv.ParseUint(f[19], 10, 64); err != nil {
 		return 0, "", false
 	}
 	return f[0][0], f[19], true
+}
+
+// statFields returns the fields of a /proc/<pid>/stat line from field 3 (the
+// state) on. The command name (field 2) may hold spaces and ')', so fields
+// are counted after the last ')'.
+func statFields(b []byte) ([]string, bool) {
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(s[i+1:]), true
 }

@@ -85,3 +85,12 @@ func TestNormalizeID(t *testing.T) {
 		t.Error("an empty id must stay empty: it names no boot")
 	}
 }
+
+func TestParentPid_IsOurParent(t *testing.T) {
+	if got, err := ParentPid(os.Getpid()); err != nil || got != os.Getppid() {
+		t.Fatalf("ParentPid = %d, %v; want %d", got, err, os.Getppid())
+	}
+	if _, err := ParentPid(-1); err == nil {
+		t.Fatal("ParentPid(-1) read a stat file")
+	}
+}

@@ -187,3 +187,6 @@ func Create(path string) (*os.File, error) {
 	}
 	return f, err
 }
+
+// Fd is the handle's descriptor number.
+func Fd(h Handle) uintptr { return uintptr(h) }

@@ -107,3 +107,6 @@ func Create(path string) (*os.File, error) {
 	}
 	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 }
+
+// Fd is the handle's system handle.
+func Fd(h Handle) uintptr { return h.Fd() }

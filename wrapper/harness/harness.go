@@ -15,8 +15,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Plan is what an adapter learned from the child's argv and environment.
@@ -152,14 +150,6 @@ func HeaderID(path string) string {
 		return h.Payload.ID
 	}
 	return ""
-}
-
-func newUUIDv7() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }
 
 // flagValue splits "--flag=value"; ok is false for any other argument.

@@ -86,7 +86,9 @@ func TestPi(t *testing.T) {
 			argvOut: []string{"pi", "--session", recent}, id: "01900000-0000-7000-8000-000000000002", mode: "interactive", watch: true},
 		{name: "continue no-pin", argv: []string{"pi", "-c"}, noPin: true, files: []string{recent}, argvOut: []string{"pi", "-c"},
 			id: "01900000-0000-7000-8000-000000000002", mode: "print", watch: true},
-		{name: "new session pinned", argv: []string{"pi", "-p", "x"}, files: []string{"NEW"}, mode: "print", watch: true},
+		// pi names a new session's file itself (its header id must match the
+		// name); the companion claims it before pi writes.
+		{name: "new session not pre-named", argv: []string{"pi", "-p", "x"}, argvOut: []string{"pi", "-p", "x"}, mode: "print", watch: true},
 		{name: "new session no-pin", argv: []string{"pi", "-p", "x"}, noPin: true, argvOut: []string{"pi", "-p", "x"}, mode: "print", watch: true},
 		{name: "fork reads only", argv: []string{"pi", "--fork", old, "-p"}, argvOut: []string{"pi", "--fork", old, "-p"}, mode: "print", watch: true},
 		{name: "no session", argv: []string{"pi", "--no-session", "-p", "x"}, argvOut: []string{"pi", "--no-session", "-p", "x"}},
@@ -154,7 +156,7 @@ func TestPi_SessionDirPrecedence(t *testing.T) {
 	env.Getenv = func(k string) string { return vars[k] }
 	dirOf := func(argv ...string) string {
 		p, _ := Resolve("pi", append([]string{"pi"}, argv...), env)
-		return filepath.Dir(p.Files[0])
+		return p.Watch[0].Dir
 	}
 	if got := dirOf("-p"); got != f.piDir {
 		t.Errorf("default: %s", got)
@@ -306,5 +308,40 @@ func TestResolve_ByBaseNameOrFlag(t *testing.T) {
 	}
 	if _, err := Resolve("emacs", []string{"x"}, env); err == nil {
 		t.Error("unknown harness accepted")
+	}
+}
+
+func TestCompanion_SessionRunsOnly(t *testing.T) {
+	for argv, want := range map[string]string{
+		"pi -p x": "pi", "pi --mode rpc": "pi", "pi --no-session": "pi", "pi -r": "pi",
+		"claude -p x": "claude", "claude -r": "claude", "claude --help": "", "claude --no-session-persistence -p x": "",
+		"pi --help": "", "pi install x": "", "pi --version": "", "codex exec x": "", "sh -c x": "",
+	} {
+		p, err := Resolve("", strings.Fields(argv), Env{Cwd: "/w", Home: "/h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Companion(p); got != want {
+			t.Errorf("%s: companion %q, want %q", argv, got, want)
+		}
+	}
+	got := WithPiCompanion([]string{"pi", "-p", "x"}, "/c/pi.js")
+	if want := []string{"pi", "-e", "/c/pi.js", "-p", "x"}; !slices.Equal(got, want) {
+		t.Errorf("argv %q, want %q", got, want)
+	}
+}
+
+func TestWithClaudeCompanion_SettingsHook_NotOverTheUsersOwn(t *testing.T) {
+	got, ok := WithClaudeCompanion([]string{"claude", "-p", "x"}, "'/bin/padrun' companion claude-hook")
+	if !ok || len(got) != 5 || got[1] != "--settings" || !strings.Contains(got[2], `"SessionStart"`) || !strings.Contains(got[2], "companion claude-hook") {
+		t.Errorf("argv %q", got)
+	}
+	for _, argv := range [][]string{{"claude", "--settings", "s.json"}, {"claude", "--settings={}"}} {
+		if out, ok := WithClaudeCompanion(argv, "x"); ok || !slices.Equal(out, argv) {
+			t.Errorf("%q: changed to %q", argv, out)
+		}
+	}
+	if q := ShellQuote("/a b/it's"); q != `'/a b/it'\''s'` {
+		t.Errorf("quoted %s", q)
 	}
 }

@@ -171,18 +171,10 @@ func pi(argv []string, env Env) Plan {
 		}
 		fallthrough // nothing to continue: pi starts a new session
 	default:
-		if !env.NoPin {
-			// Name the new session's file as pi would, and hand it to pi,
-			// so that it is guarded before pi writes its first line.
-			name := strings.NewReplacer(":", "-", ".", "-").Replace(env.Now.UTC().Format("2006-01-02T15:04:05.000Z")) + "_" + newUUIDv7() + ".jsonl"
-			f := filepath.Join(dir, name)
-			p.Files = []string{f}
-			if a.cont {
-				pin(a.contAt, f)
-			} else {
-				p.Argv = append([]string{argv[0], "--session", f}, argv[1:]...)
-			}
-		}
+		// A new session. pi names its file itself: pi 0.74 writes a fresh id
+		// into the header of a file named for it, so a name chosen here would
+		// not be the session's id. The companion claims the file at
+		// session_start, before pi's first write; without it, the watch does.
 	}
 	p.Watch = []Watch{watch} // interactive /new and /fork write new files
 	return p

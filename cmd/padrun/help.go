@@ -1,0 +1,312 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// The help text is data: the same verbs, flags and variables make the help,
+// the completion scripts and the man page.
+
+const summary = "run an AI coding-agent harness as the only live writer of its session files"
+
+const description = `Runs COMMAND as a supervised child that is the only live writer of its
+session files. The files come from the harness's command line (pi, claude,
+codex) and from --guard. A file held by another live session is refused
+(exit 75), or waited for with --wait. Everything after --, or from the first
+word that is not a flag, belongs to the child and is passed untouched.
+
+The session is the child and every process it starts. When the child exits,
+what it left running gets TERM, then KILL after --grace, and padrun says so;
+then padrun exits with the child's status. A process that outlives even KILL
+keeps the files held. If padrun itself is killed, the files stay held until
+the last process of its session is gone: the next run is refused, naming it.`
+
+// envVar is an environment variable padrun reads.
+type envVar struct{ name, desc string }
+
+// envVars lists every variable padrun reads (TestHelp_NamesEveryVariable
+// checks this against the code).
+var envVars = []envVar{
+	{"PADRUN_REGISTRY_DIR", "the registry folder (default ~/.pad/sessions)"},
+	{"PADRUN_LOG_LEVEL", "log level, as --log-level"},
+	{"PADRUN_LOG_FORMAT", "log format, as --log-format"},
+	{"PADRUN_LOG_FILE", "log file, as --log-file"},
+	{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
+	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
+	{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
+	{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
+	{"CLAUDE_CONFIG_DIR", "Claude Code's folder (default ~/.claude)"},
+	{"CODEX_HOME", "codex's folder (default ~/.codex)"},
+	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's hook) claims files through"},
+	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets (else a padrun-UID folder in the temp folder)"},
+	{"PATH", "where COMMAND is looked up"},
+	{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
+	{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},
+}
+
+// exitStatuses are padrun's exit statuses, for people.
+var exitStatuses = []envVar{
+	{"the child's", "the child exited; a child killed by a signal makes padrun die by it too"},
+	{"75", "refused: a session file is held, or its holder cannot be judged, or --wait ran out"},
+	{"124", "--timeout ran out"},
+	{"125", "padrun itself failed: usage, an unwritable marker or registry, a bad PAD_SESSION_PID"},
+	{"126", "COMMAND was found but cannot be executed"},
+	{"127", "COMMAND was not found"},
+}
+
+// verb is one of padrun's subcommands.
+type verb struct {
+	name     string
+	args     string // the synopsis after the flags, e.g. "FILE..."
+	short    string // one line, for lists
+	summary  string
+	min, max int  // how many arguments it takes; max -1: no limit
+	hidden   bool // run by padrun's companions, not by people: left out of help and completion
+	// setup declares the verb's flags and returns what runs it.
+	setup func(fs *pflag.FlagSet) func(args []string, stdout, stderr io.Writer) int
+}
+
+// verbs are padrun's subcommands, in help order; any other first word is a
+// command to run.
+var verbs []*verb
+
+// shownVerbs are the verbs people use: help, completion and the man page
+// list them.
+func shownVerbs() []*verb {
+	var out []*verb
+	for _, v := range verbs {
+		if !v.hidden {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func findVerb(name string) *verb {
+	for _, v := range verbs {
+		if v.name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// flagSet returns the verb's flags, -h/--help included.
+func (v *verb) flagSet() (*pflag.FlagSet, func([]string, io.Writer, io.Writer) int, *bool) {
+	fs := newFlagSet("padrun " + v.name)
+	run := v.setup(fs)
+	help := fs.BoolP("help", "h", false, "show this help")
+	return fs, run, help
+}
+
+// synopsis is the verb's usage line: its flags, then its arguments.
+func (v *verb) synopsis() string {
+	fs, _, _ := v.flagSet()
+	s := "padrun " + v.name
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" {
+			return
+		}
+		s += " [--" + f.Name
+		if arg := flagArg(f); arg != "" {
+			s += " " + arg
+		}
+		s += "]"
+	})
+	if v.args != "" {
+		s += " " + v.args
+	}
+	return s
+}
+
+// help writes the verb's help.
+func (v *verb) help(w io.Writer) {
+	fs, _, _ := v.flagSet()
+	fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n%s", v.synopsis(), wrap(v.summary, 76), flagUsages(fs))
+}
+
+// runVerb parses the verb's flags and arguments and runs it.
+func (v *verb) runVerb(args []string, stdout, stderr io.Writer) int {
+	fs, run, help := v.flagSet()
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "padrun: %s: %v\npadrun: hint: %s\n", v.name, err, v.synopsis())
+		return exitFailed
+	}
+	if *help {
+		v.help(stdout)
+		return 0
+	}
+	n := fs.NArg()
+	if n < v.min || (v.max >= 0 && n > v.max) {
+		what := "no " + strings.ToLower(v.args) + " given"
+		if n > v.min {
+			what = fmt.Sprintf("unexpected argument %q", fs.Arg(max(v.max, 0)))
+		}
+		fmt.Fprintf(stderr, "padrun: %s: %s\npadrun: hint: %s\n", v.name, what, v.synopsis())
+		return exitFailed
+	}
+	return run(fs.Args(), stdout, stderr)
+}
+
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// runFlagSet is the run's flags, for help, completion and the man page.
+func runFlagSet() *pflag.FlagSet {
+	fs := newFlagSet("padrun")
+	new(runFlags).addFlags(fs)
+	fs.BoolP("version", "V", false, "print the version and exit")
+	fs.BoolP("help", "h", false, "show this help")
+	return fs
+}
+
+// mainHelp writes padrun's own help.
+func mainHelp(w io.Writer) {
+	fmt.Fprintln(w, "usage: padrun [flags] [--] COMMAND [ARG...]")
+	for _, v := range shownVerbs() {
+		fmt.Fprintln(w, "       "+v.synopsis())
+	}
+	fmt.Fprintf(w, "\n%s\n\nflags:\n%s\n", description, flagUsages(runFlagSet()))
+	fmt.Fprintln(w, "verbs:")
+	for _, v := range shownVerbs() {
+		fmt.Fprintf(w, "  %-11s %s\n", v.name, v.short)
+	}
+	fmt.Fprintln(w, "\nEach verb has --help: padrun VERB --help, or padrun help VERB.")
+	fmt.Fprintf(w, "\nenvironment:\n%s", table(envVars))
+	fmt.Fprintf(w, "\nexit status:\n%s", table(exitStatuses))
+}
+
+// table lists name and text pairs, the text aligned and wrapped to 80
+// columns.
+func table(rows []envVar) string {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r.name))
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, r.name, hang(r.desc, width+4))
+	}
+	return b.String()
+}
+
+// hang wraps text that starts at column indent to 80 columns, later lines
+// indented as far.
+func hang(text string, indent int) string {
+	return strings.ReplaceAll(wrap(text, max(80-indent, 30)), "\n", "\n"+strings.Repeat(" ", indent))
+}
+
+// flagArg is the placeholder a flag takes, upper case, or "" for a switch.
+func flagArg(f *pflag.Flag) string {
+	if f.Value.Type() == "bool" {
+		return ""
+	}
+	name, _ := pflag.UnquoteUsage(f)
+	if name == "" || name == "stringArray" || name == "string" {
+		name = "VALUE"
+	}
+	return strings.ToUpper(name)
+}
+
+// flagUsages lists flags as "  -h, --help  text": switches without pflag's
+// "[=true|false]", placeholders upper case, defaults only when they say
+// something.
+func flagUsages(fs *pflag.FlagSet) string {
+	var rows []envVar
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		if arg := flagArg(f); arg != "" {
+			left += " " + arg
+		}
+		rows = append(rows, envVar{left, flagText(f)})
+		width = max(width, len(left))
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-*s   %s\n", width, r.name, hang(r.desc, width+3))
+	}
+	return b.String()
+}
+
+// flagText is a flag's description, with its default when that says
+// something.
+func flagText(f *pflag.Flag) string {
+	_, text := pflag.UnquoteUsage(f)
+	if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "0s" && d != "[]" && !strings.Contains(text, "(default") {
+		text += " (default " + d + ")"
+	}
+	return text
+}
+
+// wrap breaks s into lines of at most n characters.
+func wrap(s string, n int) string {
+	var b strings.Builder
+	line := 0
+	for _, w := range strings.Fields(s) {
+		if line > 0 && line+1+len(w) > n {
+			b.WriteByte('\n')
+			line = 0
+		} else if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}
+
+// duration is a pflag value that reads a bare number as seconds, as
+// flock -w and timeout(1) do, and anything else as a Go duration.
+type duration struct{ d *time.Duration }
+
+var bareNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]*)?$`)
+
+func (v duration) Set(s string) error {
+	if bareNumber.MatchString(s) {
+		var secs float64
+		if _, err := fmt.Sscan(s, &secs); err != nil || math.Abs(secs) > float64(math.MaxInt64)/float64(time.Second) {
+			return fmt.Errorf("%q seconds is out of range", s)
+		}
+		*v.d = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want seconds or a duration such as 90s, 10m or 1h30m")
+	}
+	*v.d = d
+	return nil
+}
+
+func (v duration) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+func (v duration) Type() string { return "duration" }
+
+// durationVar defines a duration flag that also takes bare seconds.
+func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+	*p = def
+	fs.Var(duration{p}, name, usage)
+}

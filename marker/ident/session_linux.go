@@ -1,0 +1,183 @@
+package ident
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// cgroup2Magic is CGROUP2_SUPER_MAGIC, the f_type of a cgroup v2 filesystem.
+const cgroup2Magic = 0x63677270
+
+// maxCgroupDepth bounds the walk of a recorded cgroup: nested padruns make
+// one level each.
+const maxCgroupDepth = 16
+
+// CgroupProcs lists the processes in the cgroup v2 folder dir and below it.
+// A folder that no longer exists holds none; one that is not on a cgroup v2
+// filesystem is an error, as nothing can be proven from it.
+func CgroupProcs(dir string) ([]int, error) {
+	var fs unix.Statfs_t
+	switch err := unix.Statfs(dir, &fs); {
+	case errors.Is(err, unix.ENOENT):
+		return nil, nil
+	case err != nil:
+		return nil, errors.New("ident: cgroup " + dir + ": " + err.Error())
+	case fs.Type != cgroup2Magic:
+		return nil, errors.New("ident: " + dir + " is not a cgroup v2 folder")
+	}
+	var pids []int
+	err := walkCgroup(dir, 0, &pids)
+	return pids, err
+}
+
+func walkCgroup(dir string, depth int, pids *[]int) error {
+	if depth > maxCgroupDepth {
+		return errors.New("ident: cgroup " + dir + " is nested too deep to check")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // removed meanwhile: empty
+	case err != nil:
+		return errors.New("ident: cgroup " + dir + ": " + err.Error())
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			*pids = append(*pids, pid)
+		}
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return errors.New("ident: cgroup " + dir + ": " + err.Error())
+	}
+	for _, de := range des {
+		if de.IsDir() {
+			if err := walkCgroup(filepath.Join(dir, de.Name()), depth+1, pids); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// IsCgroup2 reports whether dir is a folder on a cgroup v2 filesystem.
+func IsCgroup2(dir string) bool {
+	var fs unix.Statfs_t
+	return unix.Statfs(dir, &fs) == nil && fs.Type == cgroup2Magic
+}
+
+// GroupProcs lists the live processes in process group pgid or in session
+// sid (either may be 0: not checked) that started no earlier than since, a
+// start token (empty: any time). A process that started before the session
+// cannot belong to it.
+func GroupProcs(pgid, sid int, since string) ([]int, error) {
+	if pgid <= 0 && sid <= 0 {
+		return nil, nil
+	}
+	des, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, errors.New("ident: list processes: " + err.Error())
+	}
+	floor, _ := strconv.ParseUint(since, 10, 64) // Best effort: 0 keeps every process.
+	var pids []int
+	for _, de := range des {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil {
+			continue
+		}
+		b, err := readSmall("/proc/" + de.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		st, ok := parseGroup(b)
+		if !ok || st.state == 'Z' || st.state == 'X' || st.start < floor {
+			continue
+		}
+		if (pgid > 0 && st.pgid == pgid) || (sid > 0 && st.sid == sid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+type groupStat struct {
+	state     byte
+	pgid, sid int
+	start     uint64
+}
+
+// parseGroup reads the state, process group, session and start time
+// (fields 3, 5, 6 and 22) of a /proc/<pid>/stat line.
+func parseGroup(b []byte) (groupStat, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return groupStat{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 || len(f[0]) != 1 {
+		return groupStat{}, false
+	}
+	var st groupStat
+	var err1, err2, err3 error
+	st.state = f[0][0]
+	st.pgid, err1 = strconv.Atoi(f[2])
+	st.sid, err2 = strconv.Atoi(f[3])
+	st.start, err3 = strconv.ParseUint(f[19], 10, 64)
+	return st, err1 == nil && err2 == nil && err3 == nil
+}
+
+// Command names pid's program for people: the base name of its argv[0]
+// (never its arguments, which may hold a prompt), else its kernel name.
+func Command(pid int) string {
+	b, err := readSmall("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err == nil {
+		if arg0, _, _ := bytes.Cut(b, []byte{0}); len(arg0) > 0 {
+			return filepath.Base(string(arg0))
+		}
+	}
+	b, err = readSmall("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// LockHolders lists the processes that have the file at path open: for a
+// lock file, those that hold or inherited its lock. Processes whose
+// descriptors cannot be read are left out.
+func LockHolders(path string) []int {
+	var want unix.Stat_t
+	if unix.Stat(path, &want) != nil {
+		return nil
+	}
+	des, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, de := range des {
+		pid, err := strconv.Atoi(de.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		dir := "/proc/" + de.Name() + "/fd"
+		fds, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			var st unix.Stat_t
+			if unix.Stat(dir+"/"+fd.Name(), &st) == nil && st.Ino == want.Ino && st.Dev == want.Dev {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}

@@ -1,0 +1,133 @@
+package marker
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// deadPadrunMarker writes a padrun marker whose padrun and child are gone,
+// with extra JSON fields, and returns the session file.
+func deadPadrunMarker(t *testing.T, extra string) string {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	m := `{"tool":"padrun","pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1","childPid":` + strconv.Itoa(reapedPid(t)) +
+		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `"` + extra + `}`
+	if err := os.WriteFile(MarkerPath(file), []byte(m), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// groupLeader starts a process leading its own group, as padrun's child
+// does, and ends it at cleanup.
+func groupLeader(t *testing.T) *exec.Cmd {
+	cmd := exec.Command("sleep", "1000")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd
+}
+
+// A dead padrun whose child's process group still has a process: refused,
+// naming it; once it is gone, taken over.
+func TestTakeover_OrphanInChildsGroup_Refused(t *testing.T) {
+	cmd := groupLeader(t)
+	file := deadPadrunMarker(t, `,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
+	_, err := Acquire(file, newMarker(file), self, nil)
+	var he *HeldError
+	if !asHeld(err, &he) || !he.Waitable || !strings.Contains(he.Judgement.Reason, "pid "+strconv.Itoa(cmd.Process.Pid)+" (sleep)") {
+		t.Fatalf("Acquire = %v, want a waitable refusal naming pid %d (sleep)", err, cmd.Process.Pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatalf("Acquire once the group is empty = %v", err)
+	}
+	l.Release()
+}
+
+// The same through the child's session (with --pty the child leads one).
+func TestTakeover_OrphanInChildsSession_Refused(t *testing.T) {
+	cmd := exec.Command("sleep", "1000")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	file := deadPadrunMarker(t, `,"childSid":`+strconv.Itoa(cmd.Process.Pid))
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("Acquire = %v, want held", err)
+	}
+}
+
+// A process of that group that started before the padrun cannot be its
+// session's: a reused group id does not hold the file.
+func TestTakeover_GroupProcessOlderThanPadrun_NotCounted(t *testing.T) {
+	cmd := groupLeader(t)
+	file := deadPadrunMarker(t, `,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
+	b, _ := os.ReadFile(MarkerPath(file))
+	b = []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1))
+	os.WriteFile(MarkerPath(file), b, 0o600)
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatalf("Acquire = %v, want taken over", err)
+	}
+	l.Release()
+}
+
+// A recorded cgroup that is not a cgroup v2 folder proves nothing: refused
+// as unknown, never taken over.
+func TestTakeover_UnreadableCgroup_FailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	file := deadPadrunMarker(t, `,"cgroup":"`+dir+`"`)
+	_, err := Acquire(file, newMarker(file), self, nil)
+	var he *HeldError
+	if !asHeld(err, &he) || he.Judgement.Verdict.String() != "unknown" {
+		t.Fatalf("Acquire = %v, want an unknown refusal", err)
+	}
+}
+
+// A recorded cgroup that no longer exists: the group check decides.
+func TestTakeover_CgroupGone_FallsBackToGroup(t *testing.T) {
+	cmd := groupLeader(t)
+	file := deadPadrunMarker(t, `,"cgroup":"/sys/fs/cgroup/padrun-gone-0","childPgid":`+strconv.Itoa(cmd.Process.Pid))
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("Acquire = %v, want held", err)
+	}
+}
+
+func asHeld(err error, he **HeldError) bool {
+	e, ok := err.(*HeldError)
+	*he = e
+	return ok
+}
+
+// Keep drops the lock but leaves the marker, so that the next acquirer's
+// orphan check judges the session instead of finding a free file.
+func TestKeep_LeavesTheMarker(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := Acquire(file, newMarker(file), self, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Keep(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(MarkerPath(file)); err != nil {
+		t.Fatalf("marker gone after Keep: %v", err)
+	}
+	// Its writer (this process) is alive: the file is still refused.
+	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+		t.Fatalf("Acquire after Keep = %v, want held", err)
+	}
+}

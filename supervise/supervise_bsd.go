@@ -1,0 +1,76 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package supervise
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sysProcAttr: no parent-death signal here (macOS has none); an orphaned
+// child is left to its process group.
+func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: ownGroup}
+}
+
+// watch reaps the child when it exits: there is no waitid(WNOWAIT) here,
+// so a signal may in principle race the reap. Stops are not reported.
+func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix.WaitStatus) {
+	done := make(chan struct{})
+	var ws unix.WaitStatus
+	go func() {
+		for {
+			if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+				break
+			}
+		}
+		close(done)
+	}()
+	return done, func() unix.WaitStatus { return ws }
+}
+
+// subreaper: padrun makes no subreaper here; orphans go to init (launchd).
+func subreaper() {}
+
+// forkExec starts the child: there are no cgroups here.
+func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int, *Tree, error) {
+	pid, err := syscall.ForkExec(path, args, attr)
+	return pid, nil, err
+}
+
+// reapOrphans: without a subreaper no orphan comes to padrun.
+func (c *Child) reapOrphans() (stop func()) { return func() {} }
+
+// rest: here padrun cannot list what the child left; its group, when it
+// leads one, is ended with it (killAll).
+func (c *Child) rest() []int { return nil }
+
+func (c *Child) signalRest(syscall.Signal) {}
+
+// killAll sends SIGKILL to the child's group when it leads one, else to the
+// child: descendants cannot be listed here without libproc or libkvm.
+func (c *Child) killAll() {
+	if c.ownGroup {
+		unix.Kill(-c.Pid, unix.SIGKILL) // Best effort.
+		return
+	}
+	unix.Kill(c.Pid, unix.SIGKILL) // Best effort.
+}
+
+const waitRestEvery = 10 * time.Millisecond
+
+// Raise kills padrun by sig with no core dump. It returns only if padrun survived.
+func Raise(sig syscall.Signal) {
+	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) // Best effort.
+	signal.Reset(sig)
+	unix.Kill(os.Getpid(), sig) // Best effort.
+}
+
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)

@@ -1,0 +1,99 @@
+package wrapper
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/padrun/padrun/marker/safefile"
+	"github.com/padrun/padrun/wrapper/harness"
+)
+
+// piCompanion is the extension padrun loads into pi (SPEC 4.5).
+//
+//go:embed companion/pi.js
+var piCompanion []byte
+
+// writeCompanion puts a companion into dir, the user's own 0700 folder,
+// named by padrun's version and its content, and returns its path. An
+// identical file there is reused; anything else under that name (another
+// content, a symlink) is replaced by a rename, never written through.
+func writeCompanion(dir, name string, b []byte) (string, error) {
+	sum := sha256.Sum256(b)
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.js", name, Version, hex.EncodeToString(sum[:8])))
+	if old, _, err := safefile.ReadBounded(path, 1<<20); err == nil && bytes.Equal(old, b) {
+		return path, nil
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	os.Remove(tmp) // Best effort: a leftover of a killed padrun of the same pid.
+	if err := safefile.WriteNew(tmp, b); err != nil {
+		return "", fmt.Errorf("wrapper: write companion %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp) // Best effort.
+		return "", fmt.Errorf("wrapper: write companion %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// setupCompanion readies the harness's companion for this run: its file,
+// written where only the user can change it, and the argv that loads it.
+// It returns the control folder, or "" when no companion runs.
+func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
+	name := harness.Companion(*plan)
+	if name == "" {
+		return "", nil
+	}
+	if s.o.NoCompanion {
+		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
+		return "", nil
+	}
+	dir, err := ControlDir()
+	if err == nil && name == "pi" {
+		var path string
+		if path, err = writeCompanion(dir, "pi-companion", piCompanion); err == nil {
+			plan.Argv = harness.WithPiCompanion(plan.Argv, path)
+		}
+	}
+	if err == nil && name == "claude" {
+		var self string
+		if self, err = selfPath(); err == nil {
+			argv, ok := harness.WithClaudeCompanion(plan.Argv, harness.ShellQuote(self)+" companion claude-hook")
+			if !ok {
+				s.o.Log.Warn().Msg("claude is given --settings of its own: padrun cannot add its hooks, so session switches inside claude are unguarded")
+				return "", nil
+			}
+			plan.Argv = argv
+		}
+	}
+	if err == nil {
+		// The companion claims every file the harness opens, before it
+		// writes: no folder watch, which cannot tell whose a new file is.
+		plan.Watch = nil
+	}
+	if err != nil {
+		return "", &UsageError{"cannot set up the " + name + " companion: " + err.Error() +
+			"\npadrun: hint: fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}
+	}
+	return dir, nil
+}
+
+// selfPath is how the harness runs padrun again: argv[0] as padrun was
+// started, made absolute (through PATH when it has no slash).
+func selfPath() (string, error) {
+	p := os.Args[0]
+	if !strings.Contains(p, "/") {
+		found, err := exec.LookPath(p)
+		if err != nil {
+			return os.Executable()
+		}
+		p = found
+	}
+	return filepath.Abs(p)
+}

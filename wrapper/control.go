@@ -1,0 +1,225 @@
+package wrapper
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/padrun/padrun/marker"
+)
+
+// The control socket is how a companion inside the harness asks its own
+// padrun to guard the session file the harness is about to use (SPEC 4.5).
+// The protocol is one JSON object a line each way:
+//
+//	{"op":"claim","file":"/abs/F","sessionId":"…"}  -> {"result":"claimed"}
+//	                                                 | {"result":"refused","lines":[…],"verdict":"…"}
+//	                                                 | {"result":"error","error":"…"}
+//	{"op":"release","file":"/abs/F"}                 -> {"result":"released"} | {"result":"error",…}
+//	{"op":"hello"}                                   -> {"result":"ok","pid":1234}
+//
+// The socket is <dir>/<padrun pid>.sock, mode 0600, in a 0700 folder only the
+// user can change; it accepts only padrun's own uid and goes at every exit.
+
+// ControlRequest is one line a companion sends.
+type ControlRequest struct {
+	Op        string `json:"op"`
+	File      string `json:"file,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	// Stop: the harness cannot cancel what it is doing, so a claim that is
+	// not granted ends the session at once (SIGKILL, before it writes) and
+	// padrun exits with the refusal.
+	Stop bool `json:"stop,omitempty"`
+	// Switch: the file replaces the harness's current session file, which
+	// is released once the claim is granted (claude's /clear, /resume).
+	Switch bool `json:"switch,omitempty"`
+}
+
+// ControlReply is padrun's answer to one request.
+type ControlReply struct {
+	Result  string   `json:"result"`
+	Lines   []string `json:"lines,omitempty"`   // the refusal for people, each with "padrun: "
+	Verdict string   `json:"verdict,omitempty"` // the holder's verdict, when refused
+	Error   string   `json:"error,omitempty"`
+	Pid     int      `json:"pid,omitempty"`
+}
+
+// ControlPath names the control socket of the padrun with pid in dir.
+func ControlPath(dir string, pid int) string {
+	return filepath.Join(dir, strconv.Itoa(pid)+".sock")
+}
+
+// maxSocketPath is the longest socket path every platform binds (darwin's
+// sun_path holds 104 bytes with its terminating NUL).
+const maxSocketPath = 103
+
+// control is a running control socket.
+type control struct {
+	path  string
+	ln    net.Listener
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	wg    sync.WaitGroup
+}
+
+// startControl creates the control socket in dir and serves it until stop
+// is called. Requests are handled by handle.
+func startControl(dir string, pid int, handle func(ControlRequest) ControlReply) (*control, error) {
+	path := ControlPath(dir, pid)
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("wrapper: control socket %s: the path is longer than %d bytes", path, maxSocketPath)
+	}
+	// A socket left by a SIGKILLed padrun of the same pid: the folder is
+	// the user's own, so whatever is there is ours to replace.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("wrapper: control socket %s: %w", path, err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("wrapper: control socket %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		os.Remove(path) // Best effort.
+		return nil, fmt.Errorf("wrapper: control socket %s: %w", path, err)
+	}
+	c := &control{path: path, ln: ln, conns: map[net.Conn]bool{}}
+	c.wg.Add(1)
+	go c.serve(handle)
+	return c, nil
+}
+
+func (c *control) serve(handle func(ControlRequest) ControlReply) {
+	defer c.wg.Done()
+	for {
+		conn, err := c.ln.Accept()
+		if err != nil {
+			return // closed by stop
+		}
+		c.mu.Lock()
+		if c.conns == nil {
+			c.mu.Unlock()
+			conn.Close()
+			return
+		}
+		c.conns[conn] = true
+		c.wg.Add(1)
+		c.mu.Unlock()
+		go func() {
+			defer c.wg.Done()
+			c.talk(conn, handle)
+			c.mu.Lock()
+			delete(c.conns, conn)
+			c.mu.Unlock()
+			conn.Close()
+		}()
+	}
+}
+
+// talk answers one connection's requests, a line each, after checking that
+// the peer runs as padrun's own uid.
+func (c *control) talk(conn net.Conn, handle func(ControlRequest) ControlReply) {
+	enc := json.NewEncoder(conn)
+	if err := checkPeer(conn); err != nil {
+		enc.Encode(ControlReply{Result: "error", Error: err.Error()}) // Best effort.
+		return
+	}
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() {
+		var req ControlRequest
+		reply := ControlReply{Result: "error", Error: "not a JSON request"}
+		if json.Unmarshal(sc.Bytes(), &req) == nil {
+			reply = handle(req)
+		}
+		if err := enc.Encode(reply); err != nil {
+			return
+		}
+	}
+}
+
+// stop closes the socket and every connection, waits for their handlers,
+// and removes the socket file.
+func (c *control) stop() {
+	c.ln.Close()
+	c.mu.Lock()
+	for conn := range c.conns {
+		conn.Close()
+	}
+	c.conns = nil
+	c.mu.Unlock()
+	c.wg.Wait()
+	os.Remove(c.path) // Best effort: Close already unlinks it on most systems.
+}
+
+// handleControl answers a companion's request for this session.
+func (s *session) handleControl(req ControlRequest) ControlReply {
+	switch req.Op {
+	case "hello":
+		return ControlReply{Result: "ok", Pid: s.self.Pid}
+	case "claim", "release":
+	default:
+		return ControlReply{Result: "error", Error: fmt.Sprintf("unknown op %q", req.Op)}
+	}
+	if req.File == "" || !filepath.IsAbs(req.File) {
+		return ControlReply{Result: "error", Error: "the file must be an absolute path"}
+	}
+	file, err := CanonicalFile(req.File)
+	if err != nil {
+		return ControlReply{Result: "error", Error: err.Error()}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.Op == "release" {
+		if err := s.drop(file); err != nil {
+			return ControlReply{Result: "error", Error: err.Error()}
+		}
+		s.o.Log.Info().Str("file", file).Msg("companion released session file")
+		return ControlReply{Result: "released"}
+	}
+	err = s.take(file, req.SessionID)
+	if err != nil && req.Stop {
+		s.stopHarness(err)
+	}
+	var held *marker.HeldError
+	switch {
+	case errors.As(err, &held):
+		lines := Refusal(held, time.Now(), nil) // no command line to queue: a switch inside the harness
+		for i := range lines {
+			lines[i] = "padrun: " + lines[i]
+		}
+		s.o.Log.Info().Str("file", file).Msg("companion claim refused")
+		return ControlReply{Result: "refused", Lines: lines, Verdict: held.Judgement.String()}
+	case err != nil:
+		return ControlReply{Result: "error", Error: err.Error()}
+	}
+	s.o.Log.Info().Str("file", file).Msg("companion claimed session file")
+	if req.Switch {
+		if s.current != "" && s.current != file && !slices.Contains(s.guards, s.current) {
+			if err := s.drop(s.current); err != nil {
+				s.o.Log.Warn().Err(err).Str("file", s.current).Msg("release the session file the harness left")
+			}
+		}
+		s.current = file
+	}
+	return ControlReply{Result: "claimed"}
+}
+
+// stopHarness ends the child at once, before it writes to a file padrun
+// could not claim, and keeps why for padrun's exit. The caller holds s.mu.
+func (s *session) stopHarness(why error) {
+	if s.stopped == nil {
+		s.stopped = why
+	}
+	if s.kill != nil {
+		s.kill()
+	}
+}

@@ -1,0 +1,40 @@
+//go:build linux || darwin || freebsd
+
+package wrapper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// ControlDir is the folder of padrun's control sockets and companion
+// files: $XDG_RUNTIME_DIR/padrun, else padrun-<uid> in the temp folder.
+// It is created 0700 and must be the user's own real folder that nobody
+// else can write: anything else is refused, never repaired.
+func ControlDir() (string, error) {
+	dir := filepath.Join(os.TempDir(), "padrun-"+strconv.Itoa(os.Getuid()))
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		dir = filepath.Join(rt, "padrun")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("wrapper: create %s: %w", dir, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		return "", fmt.Errorf("wrapper: stat %s: %w", dir, err)
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+		return "", fmt.Errorf("wrapper: %s is not a folder (a symlink?): padrun will not use it", dir)
+	case int(st.Uid) != os.Getuid():
+		return "", fmt.Errorf("wrapper: %s belongs to uid %d, not to you: padrun will not use it", dir, st.Uid)
+	case st.Mode&0o077 != 0:
+		return "", fmt.Errorf("wrapper: %s has mode %04o: others may change it, padrun will not use it", dir, st.Mode&0o777)
+	}
+	return dir, nil
+}

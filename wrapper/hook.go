@@ -1,0 +1,86 @@
+package wrapper
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ClaudeHook is claude's SessionStart hook (SPEC 4.5), run by claude as
+// `padrun companion claude-hook`: it asks the padrun of this session to
+// claim the transcript claude is about to write. It prints nothing when
+// granted, so claude's context is unchanged. Refused: padrun ends claude
+// before it writes and exits with the refusal. padrun unreachable: the hook
+// ends claude itself. It returns the hook's exit status.
+func ClaudeHook(stdin io.Reader, stderr io.Writer) int {
+	var in struct {
+		SessionID  string `json:"session_id"`
+		Transcript string `json:"transcript_path"`
+		Source     string `json:"source"`
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+	if err == nil {
+		err = json.Unmarshal(b, &in)
+	}
+	if err == nil && !filepath.IsAbs(in.Transcript) {
+		err = errors.New("no absolute transcript_path in the hook's input")
+	}
+	var reply ControlReply
+	if err == nil {
+		reply, err = askControl(ControlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "padrun: claude hook: %v\n", err)
+		fmt.Fprintln(stderr, "padrun: hint: padrun fails closed and ends claude; run claude under padrun, or with padrun --no-companion")
+		endHarness() // padrun cannot: end claude before it writes
+		return 2
+	}
+	switch reply.Result {
+	case "claimed":
+		return 0
+	case "refused":
+		for _, l := range reply.Lines {
+			fmt.Fprintln(stderr, l)
+		}
+	default:
+		fmt.Fprintf(stderr, "padrun: claude hook: %s\n", reply.Error)
+	}
+	return 2
+}
+
+// endHarness ends the harness that runs the hook; tests stand in for it.
+var endHarness = stopHarness
+
+// askControl sends one request to this session's padrun and reads its
+// answer. The socket is $PADRUN_CONTROL, which must be named for
+// $PAD_SESSION_PID.
+func askControl(req ControlRequest) (ControlReply, error) {
+	var r ControlReply
+	path, pid := os.Getenv("PADRUN_CONTROL"), os.Getenv("PAD_SESSION_PID")
+	if path == "" || pid == "" || filepath.Base(path) != pid+".sock" {
+		return r, errors.New("no control socket of this padrun session (PADRUN_CONTROL, PAD_SESSION_PID)")
+	}
+	conn, err := net.DialTimeout("unix", path, 10*time.Second)
+	if err != nil {
+		return r, fmt.Errorf("cannot reach padrun: %w", err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second)) // Best effort.
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return r, fmt.Errorf("cannot reach padrun: %w", err)
+	}
+	line, err := bufio.NewReader(conn).ReadBytes('\n')
+	if err != nil {
+		return r, fmt.Errorf("padrun did not answer: %w", err)
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return r, fmt.Errorf("bad answer from padrun: %w", err)
+	}
+	return r, nil
+}

@@ -1,0 +1,70 @@
+package wrapper
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/supervise"
+)
+
+// childInfo is what the markers record of the child: its pid and start
+// token, and the process group and session it leads (0: none of its own).
+type childInfo struct {
+	pid       int
+	token     string
+	pgid, sid int
+	inCgroup  bool // the child was born in the session's cgroup
+}
+
+// lockFds lists the descriptors of the session's locks, for the child to
+// inherit: while any process holding one lives, the kernel keeps its file
+// locked, even after padrun is killed.
+func (s *session) lockFds() []uintptr {
+	var fds []uintptr
+	for _, l := range s.locks {
+		if fd, ok := l.Fd(); ok {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
+// endRest applies the policy for what the child left of its session when
+// it exited: every process still there gets TERM, then KILL after --grace,
+// and people are told which. Processes that outlive even that keep the
+// session file held: the markers stay (release keeps them) and the next run
+// refuses, naming them, until they are gone.
+func (s *session) endRest(child *supervise.Child) {
+	left := child.EndRest(s.o.Grace, func(pids []int) {
+		s.o.Log.Warn().Ints("pids", pids).Msg("the child left " + names(pids) + " running: ending it (TERM, then KILL after the grace period)")
+	})
+	if len(left) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.left = left
+	var files []string
+	for _, l := range s.locks {
+		files = append(files, l.File)
+	}
+	s.mu.Unlock()
+	fmt.Fprintf(s.o.Stderr, "padrun: %s of the session outlived SIGKILL: its session files stay held until it is gone\n", names(left))
+	if len(files) > 0 {
+		fmt.Fprintf(s.o.Stderr, "padrun: hint: see who holds them with: padrun status %s\n", strings.Join(files, " "))
+	}
+}
+
+// names names pids for people: "pid 12 (sh), pid 13 (node)".
+func names(pids []int) string {
+	const most = 5
+	var s []string
+	for i, pid := range pids {
+		if i == most {
+			s = append(s, fmt.Sprintf("and %d more", len(pids)-most))
+			break
+		}
+		s = append(s, ident.Name(pid))
+	}
+	return strings.Join(s, ", ")
+}

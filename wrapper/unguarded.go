@@ -1,0 +1,20 @@
+package wrapper
+
+import (
+	"path/filepath"
+
+	"github.com/padrun/padrun/wrapper/harness"
+)
+
+// unguarded warns once when the run guards no file at all (no adapter, no
+// --guard), and refuses it under --strict: padrun would protect nothing.
+func unguarded(o Options, plan harness.Plan, files []string) error {
+	if plan.Harness != "none" || len(files) > 0 {
+		return nil
+	}
+	if o.Strict {
+		return &UsageError{"this run guards no session file (no --guard, and " + filepath.Base(plan.Argv[0]) + " is not a known harness) and --strict is set"}
+	}
+	o.Log.Warn().Msg("this run guards no session file: name it with --guard PATH (or --harness pi, claude or codex)")
+	return nil
+}
