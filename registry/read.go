@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,11 +248,11 @@ func (r *Registry) List() ([]Entry, error) {
 			out = append(out, e)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Time.Equal(out[j].Time) {
-			return out[i].Time.After(out[j].Time)
+	slices.SortStableFunc(out, func(a, b Entry) int {
+		if c := b.Time.Compare(a.Time); c != 0 {
+			return c // newest first
 		}
-		return out[i].Path < out[j].Path
+		return strings.Compare(a.Path, b.Path)
 	})
 	return out, nil
 }
