@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -719,5 +720,30 @@ func TestRead_BoundedAtMaxSize(t *testing.T) {
 	}
 	if e := mustLoad(t, write(t, dir, "2.json", string(b)+pad+" ")); !e.Malformed {
 		t.Fatal("a record over 64 KiB is not malformed")
+	}
+}
+
+// TestList_NewestFirst: rows come newest first, ties in path order, as pad
+// lists them.
+func TestList_NewestFirst(t *testing.T) {
+	dir := padDir(t)
+	base := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) map[string]any {
+		return v2(t, deadPid(t), "", map[string]any{"registered_at": base.Add(d).Format(time.RFC3339Nano)})
+	}
+	write(t, dir, "10.json", at(time.Minute))
+	write(t, dir, "11.json", at(3*time.Minute))
+	write(t, dir, "12.json", at(2*time.Minute))
+	write(t, dir, "13.json", at(2*time.Minute))
+	entries, err := (&Registry{Dir: dir}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, filepath.Base(e.Path))
+	}
+	if want := []string{"11.json", "12.json", "13.json", "10.json"}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
 	}
 }
