@@ -25,8 +25,12 @@ const MaxSize = 64 << 10
 const Tool = "padrun"
 
 // Paths of the files that guard a session file.
-func MarkerPath(file string) string { return file + ".live.json" }
+func MarkerPath(file string) string { return file + MarkerSuffix }
 func LockPath(file string) string   { return file + ".live.lock" }
+
+// MarkerSuffix ends every marker's name: a session file's folder watcher
+// must not take a marker for a session file.
+const MarkerSuffix = ".live.json"
 
 // Marker is the JSON object published at F.live.json. Readers accept unknown
 // fields and markers of other tools, which carry at least pid.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -396,7 +397,8 @@ func childEnv(env []string, pid int, agent string, files []string) []string {
 	out := make([]string, 0, len(env)+5)
 	hasAgent := false
 	for _, kv := range env {
-		switch key(kv) {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
 		case "PAD_SESSION_PID", "PADRUN_VERSION", "PADRUN_SESSION_FILE", "PADRUN_MARKER":
 			continue
 		case "PAD_AGENT":
@@ -412,13 +414,4 @@ func childEnv(env []string, pid int, agent string, files []string) []string {
 		out = append(out, "PADRUN_SESSION_FILE="+files[0], "PADRUN_MARKER="+marker.MarkerPath(files[0]))
 	}
 	return out
-}
-
-func key(kv string) string {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i]
-		}
-	}
-	return kv
 }

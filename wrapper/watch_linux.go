@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -253,7 +254,7 @@ func (d watched) matches(name string, isDir bool) bool {
 	if isDir {
 		return d.level < d.w.Depth
 	}
-	if d.level != d.w.Depth || strings.HasSuffix(name, ".live.json") {
+	if d.level != d.w.Depth || strings.HasSuffix(name, marker.MarkerSuffix) {
 		return false
 	}
 	ok, _ := filepath.Match(d.w.Pattern, name)

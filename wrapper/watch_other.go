@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -21,7 +22,7 @@ func watch(ws []harness.Watch, _ time.Time, _ int, ev watchEvents) (stop func(),
 			pattern := filepath.Join(append([]string{w.Dir}, append(strings.Split(strings.Repeat("*", w.Depth), ""), w.Pattern)...)...)
 			paths, _ := filepath.Glob(pattern)
 			for _, p := range paths {
-				if !strings.HasSuffix(p, ".live.json") {
+				if !strings.HasSuffix(p, marker.MarkerSuffix) {
 					seen[p] = true
 				}
 			}
