@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -42,17 +43,18 @@ type watchEvents struct {
 
 // watch claims every new session file the child's process tree creates in
 // the harness's session folders, at once: a marker, no refusal. A new file
-// it cannot prove the run's is left alone, and padrun says so.
-func (s *session) watch(ws []harness.Watch, now time.Time, child int) (stop func()) {
+// it cannot prove the run's is left alone, and padrun says so. Start it before
+// the child and name the child with setChild; stop may be called again.
+func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChild func(int)) {
 	if len(ws) == 0 {
-		return func() {}
+		return func() {}, func(int) {}
 	}
-	stop, err := watch(ws, now, child, watchEvents{claim: s.claim, unowned: s.unowned, wrote: s.learnHeader})
+	stop, setChild, err := watch(ws, now, watchEvents{claim: s.claim, unowned: s.unowned, wrote: s.learnHeader})
 	if err != nil {
 		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
-		return func() {}
+		return func() {}, func(int) {}
 	}
-	return stop
+	return sync.OnceFunc(stop), setChild
 }
 
 // claim guards a session file the child has just created.

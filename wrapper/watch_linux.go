@@ -34,20 +34,20 @@ type watcher struct {
 // watch reports, through ev, every session file created in the watched
 // folders until stop is called: claimed when the run's own process tree
 // writes it, unowned otherwise. It uses inotify, so a file is judged as soon
-// as it exists or is first written.
-func watch(ws []harness.Watch, now time.Time, child int, ev watchEvents) (stop func(), err error) {
-	return watchTree(ws, now, os.Getpid(), child, ev)
+// as it exists or is first written. Start it before the child, so that no
+// file the child creates at once goes unseen; setChild names the child.
+func watch(ws []harness.Watch, now time.Time, ev watchEvents) (stop func(), setChild func(int), err error) {
+	return watchTree(ws, now, os.Getpid(), ev)
 }
 
 // watchTree is watch for the tree of root.
-func watchTree(ws []harness.Watch, now time.Time, root, child int, ev watchEvents) (stop func(), err error) {
+func watchTree(ws []harness.Watch, now time.Time, root int, ev watchEvents) (stop func(), setChild func(int), err error) {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w := &watcher{in: in, root: root, ev: ev, dirs: map[int]watched{},
 		pending: map[fileKey]string{}, seen: map[fileKey]membership{}, decided: map[fileKey]bool{}}
-	w.child.Store(int64(child))
 	if fan, err := newFanWatch(); err == nil {
 		w.fan = fan
 	}
@@ -57,7 +57,7 @@ func watchTree(ws []harness.Watch, now time.Time, root, child int, ev watchEvent
 	quit := make([]int, 2)
 	if err := unix.Pipe2(quit, unix.O_CLOEXEC); err != nil {
 		w.close()
-		return nil, err
+		return nil, nil, err
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -71,7 +71,7 @@ func watchTree(ws []harness.Watch, now time.Time, root, child int, ev watchEvent
 		unix.Close(quit[0])
 		unix.Close(quit[1])
 		w.close()
-	}, nil
+	}, func(pid int) { w.child.Store(int64(pid)) }, nil
 }
 
 func (w *watcher) close() {

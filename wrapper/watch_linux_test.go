@@ -22,7 +22,7 @@ type verdicts struct {
 func startWatch(t *testing.T, dir string) verdicts {
 	t.Helper()
 	v := verdicts{make(chan string, 16), make(chan string, 16)}
-	stop, err := watchTree([]harness.Watch{{Dir: dir, Pattern: "*.jsonl"}}, time.Now(), os.Getpid(), 0, watchEvents{
+	stop, _, err := watchTree([]harness.Watch{{Dir: dir, Pattern: "*.jsonl"}}, time.Now(), os.Getpid(), watchEvents{
 		claim:   func(p string) { v.claimed <- filepath.Base(p) },
 		unowned: func(p, why string) { v.unowned <- filepath.Base(p) + ": " + why },
 		wrote:   func(string) {},

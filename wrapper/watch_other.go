@@ -15,7 +15,7 @@ import (
 // watch reports, through ev, every session file created in the watched
 // folders until stop is called, by a cheap poll of their listings. Here
 // padrun cannot tell which process writes a file: none is claimed.
-func watch(ws []harness.Watch, _ time.Time, _ int, ev watchEvents) (stop func(), err error) {
+func watch(ws []harness.Watch, _ time.Time, ev watchEvents) (stop func(), setChild func(int), err error) {
 	list := func() map[string]bool {
 		seen := map[string]bool{}
 		for _, w := range ws {
@@ -52,5 +52,5 @@ func watch(ws []harness.Watch, _ time.Time, _ int, ev watchEvents) (stop func(),
 			}
 		}
 	}()
-	return func() { close(quit); <-done }, nil
+	return func() { close(quit); <-done }, func(int) {}, nil
 }

@@ -236,6 +236,9 @@ func Run(o Options) (st supervise.Status, err error) {
 		return st, &AbortError{sig.(syscall.Signal)}
 	default:
 	}
+	// The watch starts before the child: a file it creates at once is seen.
+	stopWatch, watchChild := s.watch(plan.Watch, now)
+	defer stopWatch()
 	child, err := supervise.Start(supervise.Spec{
 		Path: path, Args: plan.Argv, Env: env,
 		Pty: o.Pty, Record: record, Tree: s.tree, Inherit: s.lockFds(),
@@ -256,7 +259,7 @@ func Run(o Options) (st supervise.Status, err error) {
 	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
 	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid, inCgroup: child.Cgroup != ""})
 	stopHeartbeat := s.heartbeat(o.Heartbeat)
-	stopWatch := s.watch(plan.Watch, now, child.Pid)
+	watchChild(child.Pid)
 	st = child.Supervise(sigs, o.Grace, o.Timeout)
 	o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)

@@ -13,7 +13,9 @@ func Companion(p Plan) string {
 	switch {
 	case p.Harness == "pi" && len(p.Argv) > 0 && !parsePi(p.Argv).info:
 		return "pi"
-	case p.Harness == "claude" && p.Mode != "":
+	case p.Harness == "claude" && p.Mode != "" && !parseClaude(p.Argv).background:
+		// --bg: claude's daemon runs the session after padrun has gone; a
+		// hook there could reach no padrun, and argv stays untouched.
 		return "claude"
 	}
 	return ""

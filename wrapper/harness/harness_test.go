@@ -314,7 +314,7 @@ func TestResolve_ByBaseNameOrFlag(t *testing.T) {
 func TestCompanion_SessionRunsOnly(t *testing.T) {
 	for argv, want := range map[string]string{
 		"pi -p x": "pi", "pi --mode rpc": "pi", "pi --no-session": "pi", "pi -r": "pi",
-		"claude -p x": "claude", "claude -r": "claude", "claude --help": "", "claude --no-session-persistence -p x": "",
+		"claude -p x": "claude", "claude -r": "claude", "claude --help": "", "claude --no-session-persistence -p x": "", "claude --bg -p x": "",
 		"pi --help": "", "pi install x": "", "pi --version": "", "codex exec x": "", "sh -c x": "",
 	} {
 		p, err := Resolve("", strings.Fields(argv), Env{Cwd: "/w", Home: "/h"})
