@@ -5,6 +5,7 @@ package wrapper
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,4 +38,28 @@ func ControlDir() (string, error) {
 		return "", fmt.Errorf("wrapper: %s has mode %04o: others may change it, padrun will not use it", dir, st.Mode&0o777)
 	}
 	return dir, nil
+}
+
+// checkPeer accepts only a peer that runs as padrun's own uid.
+func checkPeer(conn net.Conn) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var uid uint32
+	var uerr error
+	if err := raw.Control(func(fd uintptr) { uid, uerr = peerUID(int(fd)) }); err != nil {
+		return err
+	}
+	if uerr != nil {
+		return fmt.Errorf("peer credentials: %w", uerr)
+	}
+	if int(uid) != os.Getuid() {
+		return fmt.Errorf("uid %d may not use this padrun's control socket", uid)
+	}
+	return nil
 }

@@ -2,37 +2,14 @@
 
 package wrapper
 
-import (
-	"fmt"
-	"net"
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// checkPeer accepts only a peer that runs as padrun's own uid
-// (LOCAL_PEERCRED, what getpeereid(3) reads).
-func checkPeer(conn net.Conn) error {
-	uc, ok := conn.(*net.UnixConn)
-	if !ok {
-		return fmt.Errorf("not a unix socket")
-	}
-	raw, err := uc.SyscallConn()
+// peerUID reads the uid of a unix socket's peer (LOCAL_PEERCRED, what
+// getpeereid(3) reads).
+func peerUID(fd int) (uint32, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	var cred *unix.Xucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return fmt.Errorf("peer credentials: %w", cerr)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("uid %d may not use this padrun's control socket", cred.Uid)
-	}
-	return nil
+	return cred.Uid, nil
 }
