@@ -65,10 +65,10 @@ func TestChaos_SIGKILL(t *testing.T) {
 		if ws := a.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
 			killed[phase]++
 		}
-		deadline := time.Now().Add(time.Second)
+		deadline := time.Now().Add(5 * time.Second)
 		for len(procsWith(tag)) > 0 {
 			if time.Now().After(deadline) {
-				t.Fatalf("round %d: processes of a killed padrun outlive it by a second: %v", round, procsWith(tag))
+				t.Fatalf("round %d: processes of a killed padrun outlive it by five seconds: %v", round, procsWith(tag))
 			}
 			time.Sleep(time.Millisecond)
 		}
