@@ -38,3 +38,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The marker's own encoder writes exactly the bytes json.Marshal writes,
+// for every value of every field: escaping, invalid UTF-8, omitempty.
+func FuzzEncode(f *testing.F) {
+	f.Add(1, "padrun", "0.1.0", "n-1", "/s/a.jsonl", "id", 1234, "987654", "boot", "mach", "host", "4026531836", 1000, 5, "7", "/sys/fs/cgroup/x", 5, 5, "pi", "print", "a", "2026-11-30T08:00:00.000Z", 15)
+	f.Add(0, "", "", "", "<a&b>\u2028\xff\"\\\n\x01", "", -1, "", "", "", "", "", 0, 0, "", "", 0, 0, "", "", "", "", 0)
+	f.Fuzz(func(t *testing.T, v int, tool, version, nonce, file, id string, pid int, token, boot, mach, host, ns string, uid, cpid int, ctoken, cg string, pgid, sid int, h, mode, agent, created string, hb int) {
+		m := Marker{V: v, Tool: tool, Version: version, Nonce: nonce, SessionFile: file, SessionID: id,
+			Pid: pid, StartToken: ident.Token(token), BootID: boot, MachineID: mach, Hostname: host,
+			PidNamespace: ident.Token(ns), UID: uid, ChildPid: cpid, ChildStartToken: ident.Token(ctoken),
+			Cgroup: cg, ChildPgid: pgid, ChildSid: sid, Harness: h, Mode: mode, Agent: agent,
+			CreatedAt: created, HeartbeatSeconds: hb, ModTime: time.Now()}
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.encode(); string(got) != string(want) {
+			t.Fatalf("encode:\n%s\njson.Marshal:\n%s", got, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package marker
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -80,6 +81,9 @@ type Lock struct {
 	// only the marker, so it was published under the break file protocol
 	// and judged by the ladder even though the flock was free.
 	LocalFlock string
+	// written is the marker's bytes as this lock last published them: the
+	// marker is still ours while the file holds exactly them.
+	written []byte
 }
 
 // tryLock is the non-blocking flock; tests stand in a filesystem without it.
@@ -127,9 +131,11 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 		}
 		now := time.Now()
 		replace, err := takeover(file, self, now, false)
+		var b []byte
 		if err == nil {
 			m.SessionFile = file
-			err = publish(mp, m, replace, now)
+			b = m.encode()
+			err = write(mp, b, replace, now)
 		}
 		if err == errChanged {
 			safefile.Close(h)
@@ -139,7 +145,7 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 			releaseLock(h, lp) // Best effort: leave no lock file behind.
 			return nil, err
 		}
-		return &Lock{File: file, marker: m, h: h}, nil
+		return &Lock{File: file, marker: m, h: h, written: b}, nil
 	}
 }
 
@@ -311,10 +317,11 @@ func Read(file string) (*Marker, error) {
 // Its mtime, the first heartbeat, is now: the time of the judgement that
 // let it in, on the clock that its later heartbeats use.
 func publish(path string, m Marker, replace bool, now time.Time) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("marker: encode: %w", err)
-	}
+	return write(path, m.encode(), replace, now)
+}
+
+// write is publish for a marker already encoded as b.
+func write(path string, b []byte, replace bool, now time.Time) error {
 	tmp := filepath.Join(filepath.Dir(path), tempName())
 	if err := safefile.WriteNew(tmp, b); err != nil {
 		return fmt.Errorf("marker: write %s: %w", tmp, err)
@@ -353,7 +360,7 @@ var tempName = func() string {
 func (l *Lock) SetChild(pid int, token string, pgid, sid int) error {
 	l.marker.ChildPid, l.marker.ChildStartToken = pid, ident.Token(token)
 	l.marker.ChildPgid, l.marker.ChildSid = pgid, sid
-	return publish(MarkerPath(l.File), l.marker, true, time.Now())
+	return l.republish()
 }
 
 // SetSessionID records the harness's session id in the marker with an
@@ -363,7 +370,27 @@ func (l *Lock) SetSessionID(id string) error {
 		return nil
 	}
 	l.marker.SessionID = id
-	return publish(MarkerPath(l.File), l.marker, true, time.Now())
+	return l.republish()
+}
+
+// republish rewrites the lock's marker atomically from l.marker.
+func (l *Lock) republish() error {
+	b := l.marker.encode()
+	if err := write(MarkerPath(l.File), b, true, time.Now()); err != nil {
+		return err
+	}
+	l.written = b
+	return nil
+}
+
+// ours tells whether b, a marker's content, is this lock's marker: the
+// bytes it last wrote, or else, parsed, its nonce.
+func (l *Lock) ours(b []byte) bool {
+	if l.written != nil && bytes.Equal(b, l.written) {
+		return true
+	}
+	m, err := Parse(b)
+	return err == nil && m.Nonce == l.marker.Nonce
 }
 
 // Fd is the lock's descriptor, for a child to inherit as flock(1)'s does:
@@ -398,10 +425,7 @@ func (e *LostError) Error() string {
 // marker that is still ours (by nonce), never the marker of whoever took
 // the file over: that is a *LostError.
 func (l *Lock) Touch(now time.Time) error {
-	ours, err := safefile.TouchIf(MarkerPath(l.File), MaxSize, now, func(b []byte) bool {
-		m, err := Parse(b)
-		return err == nil && m.Nonce == l.marker.Nonce
-	})
+	ours, err := safefile.TouchIf(MarkerPath(l.File), MaxSize, now, l.ours)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || err == nil && !ours:
 		return &LostError{l.File}
@@ -415,7 +439,7 @@ func (l *Lock) Touch(now time.Time) error {
 // lock file while still holding it, then drops the lock.
 func (l *Lock) Release() error {
 	var first error
-	if m, err := Read(l.File); err == nil && m.Nonce == l.marker.Nonce {
+	if b, _, err := safefile.ReadBounded(MarkerPath(l.File), MaxSize); err == nil && l.ours(b) {
 		if err := os.Remove(MarkerPath(l.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			first = fmt.Errorf("marker: remove %s: %w", MarkerPath(l.File), err)
 		}
@@ -474,9 +498,11 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 	defer os.Remove(BreakPath(file))
 	now := time.Now()
 	replace, err := takeover(file, self, now, true)
+	var b []byte
 	if err == nil {
 		m.SessionFile = file
-		err = publish(MarkerPath(file), m, replace, now)
+		b = m.encode()
+		err = write(MarkerPath(file), b, replace, now)
 	}
 	if err != nil {
 		drop()
@@ -485,7 +511,7 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 		}
 		return nil, err
 	}
-	return &Lock{File: file, marker: m, h: h, NoFlock: localFS == "", LocalFlock: localFS}, nil
+	return &Lock{File: file, marker: m, h: h, NoFlock: localFS == "", LocalFlock: localFS, written: b}, nil
 }
 
 // breakLeaseSeconds is how long a takeover may take, as a heartbeat

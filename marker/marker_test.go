@@ -3,6 +3,8 @@
 package marker
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -400,4 +402,39 @@ func TestTempName_FitsWhereTheMarkerFits(t *testing.T) {
 		t.Fatalf("a session file whose marker name is 255 bytes: %v", err)
 	}
 	l.Release()
+}
+
+// Release knows its own marker by the bytes it last wrote, rewrites
+// included, and a marker re-encoded by another tool by its nonce.
+func TestRelease_RemovesOwnMarker_ByBytesOrNonce(t *testing.T) {
+	for _, rewrite := range []string{"", "SetChild", "reformatted"} {
+		file := filepath.Join(t.TempDir(), "s.jsonl")
+		l, err := Acquire(file, newMarker(file), self, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch rewrite {
+		case "SetChild":
+			if err := l.SetChild(self.Pid, self.StartToken, 0, 0); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(MarkerPath(file)); !strings.Contains(string(b), `"childPid"`) || !bytes.Equal(b, l.written) {
+				t.Fatalf("rewritten marker %s, want the bytes the lock last wrote", b)
+			}
+		case "reformatted":
+			b, _ := json.MarshalIndent(l.marker, "", " ")
+			if err := os.WriteFile(MarkerPath(file), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.Touch(time.Now()); err != nil {
+			t.Fatalf("%s: heartbeat of our own marker: %v", rewrite, err)
+		}
+		if err := l.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
+			t.Errorf("%s: our marker left behind", rewrite)
+		}
+	}
 }

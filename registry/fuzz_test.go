@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // Any regular file in the registry is listed, as a record or as malformed,
@@ -54,4 +56,43 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("malformed row of %q has no time: %s", b, out)
 		}
 	})
+}
+
+// The record's own encoder writes exactly the bytes json.MarshalIndent
+// writes, for every value of every field: escaping, invalid UTF-8,
+// omitempty, nil and empty lists, no padrun object.
+func FuzzEncode(f *testing.F) {
+	f.Add(1, "self", true, "77", "id", "pi", 1, "/w", "2026-11-30T08:00:00.1Z", true, "0.1.0", "pi", "print", "/a\x00/b", 2, 0, "9", 0, "pi")
+	f.Add(0, "", false, "", "", "", -3, "", "", false, "", "", "", "", 0, 0, "", 0, "")
+	f.Add(0, "<&>", false, "\u2028", "\xff", "\"\\", 0, "", "", true, "", "", "", "", -1, 1, "", 7, "")
+	f.Fuzz(func(t *testing.T, spid int, source string, verified bool, start, id, agent string, pid int, cwd, at string,
+		padrun bool, version, harness, mode, files string, nfiles, nmarkers int, cstart string, cpid int, command string) {
+		rec := Record{SessionPID: spid, SessionPIDSource: source, SessionPIDVerified: verified, ProcStart: ident.Token(start),
+			SessionID: id, Agent: agent, Pid: pid, Cwd: cwd, RegisteredAt: at}
+		if padrun {
+			rec.Padrun = &Padrun{Version: version, Harness: harness, Mode: mode, ChildPid: cpid,
+				ChildProcStart: ident.Token(cstart), ParentSessionPid: spid ^ pid, Command: command}
+			rec.Padrun.SessionFiles = list(files, nfiles)
+			rec.Padrun.Markers = list(files+".live.json", nmarkers)
+		}
+		want, err := json.MarshalIndent(&rec, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.encode(); string(got) != string(want) {
+			t.Fatalf("encode:\n%s\njson.MarshalIndent:\n%s", got, want)
+		}
+	})
+}
+
+// list is nil for n < 0, else n copies of s, each with its index.
+func list(s string, n int) []string {
+	if n < 0 {
+		return nil
+	}
+	out := []string{}
+	for i := range n % 4 {
+		out = append(out, s+strings.Repeat("x", i))
+	}
+	return out
 }

@@ -5,6 +5,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -85,6 +87,9 @@ type Registry struct {
 	// OnWait, when set, is told once who holds the folder's lock when a
 	// mutation has to wait for it.
 	OnWait func(holder string)
+
+	mu      sync.Mutex
+	written map[int][]byte // each record this Registry last wrote, by session pid
 }
 
 // Path returns the path of pid's record.
@@ -93,11 +98,7 @@ func (r *Registry) Path(pid int) string { return filepath.Join(r.Dir, strconv.It
 // Write publishes rec as <session_pid>.json under the folder lock, through a
 // temp file whose name never matches a record's.
 func (r *Registry) Write(ctx context.Context, rec *Record) error {
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return fmt.Errorf("registry: encode: %w", err)
-	}
-	b = append(b, '\n')
+	b := append(rec.encode(), '\n')
 	path := r.Path(rec.SessionPID)
 	tmp := filepath.Join(r.Dir, "."+strconv.Itoa(rec.SessionPID)+".json."+uuid.NewString()[:8]+".tmp")
 	return r.locked(ctx, func() error {
@@ -108,8 +109,28 @@ func (r *Registry) Write(ctx context.Context, rec *Record) error {
 			os.Remove(tmp) // Best effort.
 			return fmt.Errorf("registry: write %s: %w", path, err)
 		}
+		r.mu.Lock()
+		if r.written == nil {
+			r.written = map[int][]byte{}
+		}
+		r.written[rec.SessionPID] = b
+		r.mu.Unlock()
 		return nil
 	})
+}
+
+// ours tells whether b, the content of pid's record, is ours: the bytes
+// this Registry last wrote there, or else, parsed, a record of the same
+// session pid and start.
+func (r *Registry) ours(b []byte, pid int, procStart string) bool {
+	r.mu.Lock()
+	w := r.written[pid]
+	r.mu.Unlock()
+	if w != nil && bytes.Equal(b, w) {
+		return true
+	}
+	var rec Record
+	return json.Unmarshal(b, &rec) == nil && rec.SessionPID == pid && string(rec.ProcStart) == procStart
 }
 
 // Remove deletes pid's record if it is still ours: a child that runs
@@ -121,8 +142,7 @@ func (r *Registry) Remove(ctx context.Context, pid int, procStart string) error 
 		if errors.Is(err, errNotRecord) {
 			return nil // gone, or not a record: nothing of ours
 		}
-		var rec Record
-		if err != nil || json.Unmarshal(f.data, &rec) != nil || rec.SessionPID != pid || string(rec.ProcStart) != procStart {
+		if err != nil || !r.ours(f.data, pid, procStart) {
 			return nil // not ours any more
 		}
 		if _, err := removeSame(path, f.info); err != nil {

@@ -150,3 +150,31 @@ func TestRemove_OnlyWhileOurs(t *testing.T) {
 		t.Fatal("our record was kept")
 	}
 }
+
+// Remove knows our record by the bytes last written, and a record that
+// another tool re-encoded (same session pid and start) by its fields.
+func TestRemove_OursByBytesOrFields(t *testing.T) {
+	r, _ := Open(t.TempDir())
+	ctx := context.Background()
+	self := ident.ReadSelf()
+	rec := &Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Padrun: &Padrun{Version: "v"}}
+	for _, reformat := range []bool{false, true} {
+		if err := r.Write(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(r.Path(self.Pid))
+		if want, _ := json.MarshalIndent(rec, "", "  "); string(b) != string(want)+"\n" || string(b) != string(r.written[self.Pid]) {
+			t.Fatalf("record written as\n%s\nwant json.MarshalIndent's bytes, remembered", b)
+		}
+		if reformat {
+			b, _ := json.Marshal(rec)
+			os.WriteFile(r.Path(self.Pid), b, 0o600)
+		}
+		if err := r.Remove(ctx, self.Pid, self.StartToken); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(r.Path(self.Pid)); !os.IsNotExist(err) {
+			t.Fatalf("our record (reformatted: %v) was kept", reformat)
+		}
+	}
+}
