@@ -6,6 +6,7 @@ package supervise
 import (
 	"io"
 	"syscall"
+	"time"
 )
 
 // ExecError says the command could not be run.
@@ -45,4 +46,92 @@ type Status struct {
 	Code     int            // exit code, when it exited
 	Signal   syscall.Signal // the signal that killed it, or 0
 	TimedOut bool           // --timeout ran out
+}
+
+// Job is work that Supervise runs on its own goroutine between its waits,
+// while the child runs, and EndRest while it ends what the child left: a
+// periodic write needs no goroutine or timer of its own.
+type Job struct {
+	After time.Duration // the first run, this long after Supervise begins; 0: at once
+	Every time.Duration // then again every Every; 0: once
+	Run   func(now time.Time)
+}
+
+// schedule runs jobs when they are due, through one timer.
+type schedule struct {
+	jobs  []Job
+	next  []time.Time // zero once a job is done
+	timer *time.Timer
+	armed bool
+}
+
+func newSchedule(jobs []Job, now time.Time) *schedule {
+	s := &schedule{jobs: jobs, next: make([]time.Time, len(jobs))}
+	for i, j := range jobs {
+		s.next[i] = now.Add(j.After)
+	}
+	return s
+}
+
+// runDue runs the jobs due by now, in their order, and arms the timer for
+// the next one.
+func (s *schedule) runDue(now time.Time) {
+	if s == nil {
+		return
+	}
+	for i, j := range s.jobs {
+		if s.next[i].IsZero() || s.next[i].After(now) {
+			continue
+		}
+		j.Run(now)
+		switch {
+		case j.Every <= 0:
+			s.next[i] = time.Time{}
+		case s.next[i].Add(j.Every).After(now):
+			s.next[i] = s.next[i].Add(j.Every)
+		default:
+			s.next[i] = now.Add(j.Every) // late: no burst of missed runs
+		}
+	}
+	s.arm(now)
+}
+
+// arm sets the timer for the earliest job still to run.
+func (s *schedule) arm(now time.Time) {
+	var first time.Time
+	for _, t := range s.next {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	if first.IsZero() {
+		s.stop()
+		return
+	}
+	if s.timer == nil {
+		s.timer = time.NewTimer(first.Sub(now))
+	} else {
+		s.timer.Reset(first.Sub(now))
+	}
+	s.armed = true
+}
+
+// C is the channel the next run is due on; nil when none is.
+func (s *schedule) C() <-chan time.Time {
+	if s == nil || !s.armed {
+		return nil
+	}
+	return s.timer.C
+}
+
+// stop ends the schedule: no job runs any more.
+func (s *schedule) stop() {
+	if s == nil {
+		return
+	}
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.armed = false
+	clear(s.next)
 }

@@ -17,21 +17,8 @@ func sysProcAttr(ownGroup bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: ownGroup}
 }
 
-// watch reaps the child when it exits: there is no waitid(WNOWAIT) here,
-// so a signal may in principle race the reap. Stops are not reported.
-func watch(pid int, _ chan<- struct{}) (exited <-chan struct{}, reap func() unix.WaitStatus) {
-	done := make(chan struct{})
-	var ws unix.WaitStatus
-	go func() {
-		for {
-			if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
-				break
-			}
-		}
-		close(done)
-	}()
-	return done, func() unix.WaitStatus { return ws }
-}
+// stopOpts: stops are not reported here.
+const stopOpts = 0
 
 // subreaper: padrun makes no subreaper here; orphans go to init (launchd).
 func subreaper() {}
@@ -42,8 +29,8 @@ func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int,
 	return pid, nil, err
 }
 
-// reapOrphans: without a subreaper no orphan comes to padrun.
-func (c *Child) reapOrphans() (stop func()) { return func() {} }
+// reapOthers: without a subreaper no orphan comes to padrun.
+func reapOthers(int) {}
 
 // rest: here padrun cannot list what the child left; its group, when it
 // leads one, is ended with it (killAll).

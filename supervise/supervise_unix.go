@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -22,9 +23,9 @@ var fatal = []os.Signal{unix.SIGABRT, unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, un
 // order they are registered.
 var Abort = append([]os.Signal{unix.SIGTERM, unix.SIGHUP, unix.SIGINT, unix.SIGQUIT}, fatal...)
 
-// ends reports whether sig, forwarded to the child, starts the grace period
+// endsGrace reports whether sig, forwarded to the child, starts the grace period
 // after which every process of the session is killed: TERM's way.
-func ends(sig syscall.Signal) bool {
+func endsGrace(sig syscall.Signal) bool {
 	if sig == unix.SIGTERM || sig == unix.SIGHUP {
 		return true
 	}
@@ -94,13 +95,19 @@ type Child struct {
 	tty       int  // our controlling terminal's fd, or -1
 	io        *relay
 	tree      *Tree
+	jobs      *schedule // Supervise's jobs, which EndRest runs on
 }
 
 // Start starts the child. The child shares padrun's process group when
 // padrun has a controlling terminal, so that the terminal's Ctrl-C, Ctrl-Z
 // and fg reach both as one job; otherwise it leads its own group, which
 // padrun can kill whole. It gets SIGKILL when the thread that forked it
-// exits: call Start from the goroutine locked to the main thread.
+// exits (Linux's parent-death signal): Start locks the calling goroutine to
+// its thread before the fork, for good, so that thread lives as long as
+// that goroutine. Call it from padrun's main goroutine, whose end is
+// padrun's; a goroutine that ended before the child would kill it.
+// Locking only here, not from the start, keeps the rest of the start-up
+// free of the hand-offs a locked goroutine costs at each wait.
 //
 // With Pty the child leads a new session on a new pseudo-terminal instead;
 // with Record and no Pty its stdout and stderr become pipes that padrun
@@ -129,6 +136,7 @@ func Start(s Spec) (*Child, error) {
 		attr.Files = r.childFiles
 	}
 	subreaper()
+	runtime.LockOSThread() // never undone: see above
 	// Only this goroutine forks: clearing close-on-exec for the fork alone
 	// cannot leak the locks into another program.
 	for _, fd := range s.Inherit {
@@ -209,33 +217,38 @@ func (c *Child) atTerminal() bool {
 
 // Supervise forwards the signals arriving on sigs to the child until it
 // exits, ends it after the timeout, kills it after the grace period, and
-// reaps it. The child's pid is only signalled while it is known unreaped.
-func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) Status {
-	var stopped chan struct{}
-	if c.io != nil && c.io.pty != nil {
-		stopped = make(chan struct{}, 1) // Ctrl-Z reaches the child through its terminal
-	}
-	exited, reap := watch(c.Pid, stopped)
-	defer c.reapOrphans()()
-	var st Status
+// reaps it. It does all of it on the calling goroutine, with no goroutine
+// or thread of its own: SIGCHLD wakes it, it reaps the child itself, and so
+// the child's pid is only signalled while it is known unreaped. It reaps
+// the session's orphans too (padrun is their subreaper), and runs the jobs
+// when they are due; EndRest runs them on while it ends what the child left.
+func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration, jobs ...Job) Status {
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, unix.SIGCHLD) // before the first look: no exit is missed
+	defer signal.Stop(chld)
+	c.jobs = newSchedule(jobs, time.Now())
 	var deadline, kill <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		deadline = t.C
 	}
+	var graceTimer *time.Timer
 	startGrace := func() {
-		if kill == nil {
-			kill = time.After(grace)
+		if graceTimer == nil {
+			graceTimer = time.NewTimer(grace)
+			kill = graceTimer.C
 		}
 	}
+	defer func() {
+		if graceTimer != nil {
+			graceTimer.Stop()
+		}
+	}()
+	var st Status
+	c.jobs.runDue(time.Now())
 	for {
-		select {
-		case <-exited:
-			ws := reap()
-			if c.io != nil {
-				c.io.drain()
-			}
+		if ws, ended := c.reap(); ended {
 			switch {
 			case ws.Exited():
 				st.Code = ws.ExitStatus()
@@ -243,26 +256,13 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 				st.Signal = ws.Signal()
 			}
 			return st
+		}
+		select {
+		case <-chld:
 		case s := <-sigs:
-			sig := s.(syscall.Signal)
-			if (sig == unix.SIGINT || sig == unix.SIGQUIT || sig == unix.SIGWINCH) && c.atTerminal() {
-				continue
-			}
-			if sig == unix.SIGWINCH && c.io != nil && c.io.pty != nil {
-				c.io.resize() // the kernel tells the child
-				continue
-			}
-			if sig == unix.SIGCONT && c.io != nil && c.io.pty != nil {
-				c.io.resume()          // back from a stop: the shell restored our terminal
-				unix.Kill(-c.Pid, sig) // Best effort: the whole job on its terminal
-				continue
-			}
-			unix.Kill(c.Pid, sig) // Best effort: the child may be exiting.
-			if ends(sig) {
+			if c.forward(s.(syscall.Signal)) {
 				startGrace()
 			}
-		case <-stopped:
-			c.io.suspend() // the child stopped: stop padrun too, as one job
 		case <-deadline:
 			st.TimedOut = true
 			unix.Kill(c.Pid, unix.SIGTERM) // Best effort.
@@ -270,8 +270,58 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 			startGrace()
 		case <-kill:
 			c.killAll()
+		case now := <-c.jobs.C():
+			c.jobs.runDue(now)
 		}
 	}
+}
+
+// reap reaps the child if it has ended, and then drains its output; it
+// reports whether it has. A child stopped on its own terminal stops padrun
+// too, as one job. The session's other dead processes are reaped too.
+func (c *Child) reap() (ws unix.WaitStatus, ended bool) {
+	opts := unix.WNOHANG
+	if c.io != nil && c.io.pty != nil {
+		opts |= stopOpts // Ctrl-Z reaches the child through its terminal
+	}
+	for {
+		pid, err := unix.Wait4(c.Pid, &ws, opts, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, true // ECHILD: reaped already, as the session's orphan
+		case pid == 0:
+			reapOthers(c.Pid)
+			return ws, false
+		case ws.Stopped():
+			c.io.suspend()
+			continue
+		}
+		if c.io != nil {
+			c.io.drain()
+		}
+		return ws, true
+	}
+}
+
+// forward passes sig on to the child, unless the terminal has delivered it
+// already; it reports whether sig starts the grace period.
+func (c *Child) forward(sig syscall.Signal) (ends bool) {
+	if (sig == unix.SIGINT || sig == unix.SIGQUIT || sig == unix.SIGWINCH) && c.atTerminal() {
+		return false
+	}
+	if sig == unix.SIGWINCH && c.io != nil && c.io.pty != nil {
+		c.io.resize() // the kernel tells the child
+		return false
+	}
+	if sig == unix.SIGCONT && c.io != nil && c.io.pty != nil {
+		c.io.resume()          // back from a stop: the shell restored our terminal
+		unix.Kill(-c.Pid, sig) // Best effort: the whole job on its terminal
+		return false
+	}
+	unix.Kill(c.Pid, sig) // Best effort: the child may be exiting.
+	return endsGrace(sig)
 }
 
 // Kill ends the session at once, without grace: SIGKILL to every process
@@ -289,6 +339,7 @@ const killWait = 2 * time.Second
 // and never waits longer than grace and killWait. A run that left nothing
 // costs one small read or one wait call.
 func (c *Child) EndRest(grace time.Duration, found func(pids []int)) (survivors []int) {
+	defer c.jobs.stop()
 	rest := c.rest()
 	if len(rest) == 0 {
 		return nil
@@ -315,9 +366,11 @@ func (c *Child) waitRest(d time.Duration) bool {
 		if len(c.rest()) == 0 {
 			return true
 		}
-		if !time.Now().Before(deadline) {
+		now := time.Now()
+		if !now.Before(deadline) {
 			return false
 		}
+		c.jobs.runDue(now)
 		time.Sleep(waitRestEvery)
 	}
 }

@@ -64,8 +64,12 @@ func (c *Child) EndRest(time.Duration, func([]int)) []int { return nil }
 // Close releases nothing on Windows.
 func (c *Child) Close() {}
 
-// Supervise waits for the child, ending it after the timeout.
-func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) Status {
+// Supervise waits for the child, ending it after the timeout, and runs the
+// jobs while it runs.
+func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration, jobs ...Job) Status {
+	sched := newSchedule(jobs, time.Now())
+	defer sched.stop()
+	sched.runDue(time.Now())
 	done := make(chan *os.ProcessState, 1)
 	go func() {
 		ps, _ := c.p.Wait()
@@ -88,6 +92,8 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 		case <-deadline:
 			st.TimedOut = true
 			c.p.Kill() // Best effort.
+		case now := <-sched.C():
+			sched.runDue(now)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -168,37 +167,19 @@ func subreaper() {
 	unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) // Best effort: an old kernel.
 }
 
-// reapOrphans reaps, while the child runs, the orphans of the session that
-// die as padrun's (its subreaper's) children, so that they do not stay
-// zombies until padrun exits. The child itself is left to watch.
-func (c *Child) reapOrphans() (stop func()) {
-	chld := make(chan os.Signal, 1)
-	signal.Notify(chld, unix.SIGCHLD)
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-quit:
-				return
-			case <-chld:
-			}
-			for {
-				var info unix.Siginfo
-				err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-				pid := int(siginfoPid(&info))
-				if err != nil || pid <= 0 || pid == c.Pid {
-					break // none, or the child's exit: watch reaps it
-				}
-				var ws unix.WaitStatus
-				unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort.
-			}
+// reapOthers reaps, while the child runs, the orphans of the session that
+// died as padrun's (its subreaper's) children, so that they do not stay
+// zombies until padrun exits. The child itself is left to Supervise.
+func reapOthers(child int) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		pid := int(siginfoPid(&info))
+		if err != nil || pid <= 0 || pid == child {
+			return // none, or the child's exit: Supervise reaps it
 		}
-	}()
-	return func() {
-		signal.Stop(chld)
-		close(quit)
-		<-done
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort.
 	}
 }
 

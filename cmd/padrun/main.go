@@ -2,14 +2,11 @@
 // that one session file never has two live writers.
 package main
 
-import (
-	"os"
-	"runtime"
-)
+import "os"
 
-// The child gets SIGKILL when the thread that forked it exits: fork from the
-// main thread, which lives as long as padrun.
-func init() { runtime.LockOSThread() }
+// The child gets SIGKILL when the thread that forked it exits:
+// supervise.Start locks the main goroutine, which forks, to its thread just
+// before the fork, and the main goroutine lives as long as padrun.
 
 //go:generate go test -run ^TestManPage$ -update-man
 
