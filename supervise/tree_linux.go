@@ -2,7 +2,6 @@ package supervise
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,9 +18,10 @@ import (
 // it forks, setsids or loses its parent, stays in it; cgroup.events says
 // whether any still lives and cgroup.kill ends them all.
 type Tree struct {
-	Path string        // the cgroup's folder
-	made chan struct{} // closed once the folder is made, or failed to be; nil before Make
-	fd   int           // the folder, open for clone3; -1 when not made
+	Path string
+	made bool // Make was called
+	fd   int  // the folder, open for clone3 until the fork; -1 when not made
+	gone bool // removed, or never made
 }
 
 // cgroup2Magic is CGROUP2_SUPER_MAGIC.
@@ -58,29 +58,25 @@ func NewTree(tag string) *Tree {
 	return nil
 }
 
-// Make makes the cgroup in the background, beside the rest of the
-// start-up; the child's start waits for it. Call it once the marker that
-// names it is published: a padrun killed in between leaves no cgroup that
-// no marker names. Should making it fail, the child starts without it and
-// Path names a folder that does not exist, which the orphan check reads as
-// such.
+// Make makes the cgroup. Call it once the marker that names it is
+// published: a padrun killed in between leaves no cgroup that no marker
+// names. Should making it fail, the child starts without it and Path names
+// a folder that does not exist, which the orphan check reads as such. It
+// costs a mkdir and an open on the start-up path, less than a goroutine of
+// its own did (a thread, and waking the start for it).
 func (t *Tree) Make() {
-	if t == nil || t.made != nil {
+	if t == nil || t.made {
 		return
 	}
-	t.made = make(chan struct{})
-	go t.make()
-}
-
-// make makes the cgroup's folder and opens it.
-func (t *Tree) make() {
-	defer close(t.made)
+	t.made = true
 	if err := unix.Mkdir(t.Path, 0o755); err != nil {
+		t.gone = true
 		return
 	}
 	fd, err := unix.Open(t.Path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		unix.Rmdir(t.Path) // Best effort.
+		t.gone = true
 		return
 	}
 	t.fd = fd
@@ -89,26 +85,42 @@ func (t *Tree) make() {
 // Remove removes the cgroup if nothing lives in it any more; it reports
 // whether the cgroup is gone.
 func (t *Tree) Remove() bool {
-	if t == nil || t.made == nil {
-		return true // never made
+	if t == nil || !t.made || t.gone {
+		return true
 	}
-	<-t.made
-	if t.fd >= 0 {
-		unix.Close(t.fd)
-		t.fd = -1
-	}
+	t.closeFd()
 	// Right after its last process exited the kernel may still count it
 	// (a zombie not yet reaped, an exit not yet accounted): try briefly.
 	for try := 0; ; try++ {
-		err := unix.Rmdir(t.Path)
-		if err == nil || err == unix.ENOENT {
+		if t.removeEmpty() {
 			return true
 		}
-		if err != unix.EBUSY || try == 50 || len(t.procs()) > 0 {
+		if try == 50 || len(t.procs()) > 0 {
 			return false
 		}
 		reapZombies()
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// removeEmpty removes the cgroup when nothing lives in it, with one rmdir,
+// which the kernel refuses (EBUSY) while any process does.
+func (t *Tree) removeEmpty() bool {
+	if t.gone {
+		return true
+	}
+	if err := unix.Rmdir(t.Path); err != nil && err != unix.ENOENT {
+		return false
+	}
+	t.gone = true
+	return true
+}
+
+// closeFd closes the folder, which only the fork needed.
+func (t *Tree) closeFd() {
+	if t.fd >= 0 {
+		unix.Close(t.fd)
+		t.fd = -1
 	}
 }
 
@@ -131,11 +143,17 @@ func reapZombies() (none bool) {
 // populated reports whether any process lives in the cgroup or below it.
 // An unreadable cgroup.events counts as populated: fail closed.
 func (t *Tree) populated() bool {
-	b, err := os.ReadFile(filepath.Join(t.Path, "cgroup.events"))
+	fd, err := unix.Open(filepath.Join(t.Path, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return !errors.Is(err, os.ErrNotExist)
+		return err != unix.ENOENT
 	}
-	return !bytes.Contains(b, []byte("populated 0"))
+	defer unix.Close(fd)
+	var b [256]byte
+	n, err := unix.Read(fd, b[:])
+	if err != nil || n <= 0 {
+		return true
+	}
+	return !bytes.Contains(b[:n], []byte("populated 0"))
 }
 
 // procs lists the processes in the cgroup and below it.
@@ -188,12 +206,10 @@ func reapOthers(child int) {
 // marker's orphan check falls back to the child's group) and the child
 // started without it.
 func forkExec(path string, args []string, attr *syscall.ProcAttr, t *Tree) (pid int, tree *Tree, err error) {
-	if t != nil && t.made != nil {
-		<-t.made
-	}
 	if t != nil && t.fd >= 0 {
 		attr.Sys.UseCgroupFD, attr.Sys.CgroupFD = true, t.fd
 		pid, err = syscall.ForkExec(path, args, attr)
+		t.closeFd()
 		if err == nil {
 			return pid, t, nil
 		}
@@ -212,6 +228,9 @@ func (c *Child) rest() []int {
 	// Orphans that died are padrun's zombies now: reap them first.
 	none := reapZombies()
 	if c.tree != nil {
+		if c.tree.removeEmpty() {
+			return nil // empty: gone with one rmdir, before the markers that name it
+		}
 		if !c.tree.populated() {
 			return nil
 		}

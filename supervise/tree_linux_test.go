@@ -189,3 +189,31 @@ func TestSupervise_ReapsOrphansWhileTheChildRuns(t *testing.T) {
 		t.Fatalf("child ended with %+v", st)
 	}
 }
+
+// A session that left nothing: EndRest finds its cgroup empty by removing
+// it (one rmdir, which the kernel refuses while any process lives there),
+// and Remove then has nothing left to do.
+func TestEndRest_EmptyCgroupRemovedAtOnce(t *testing.T) {
+	tr := newTree(t)
+	s, _ := helper(t, "exit7")
+	s.Tree = tr
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Cgroup != tr.Path {
+		t.Fatalf("child not in the cgroup: %q", c.Cgroup)
+	}
+	if st := c.Supervise(nil, grace, 0); st.Code != 7 {
+		t.Fatalf("status %+v, want exit 7", st)
+	}
+	if left := c.EndRest(time.Hour, func(p []int) { t.Errorf("found %v", p) }); len(left) > 0 {
+		t.Fatalf("survivors %v", left)
+	}
+	if _, err := os.Stat(tr.Path); !os.IsNotExist(err) {
+		t.Fatalf("the empty cgroup is still there after EndRest: %v", err)
+	}
+	if !tr.Remove() {
+		t.Fatal("Remove of a removed cgroup failed")
+	}
+}
