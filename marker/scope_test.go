@@ -95,12 +95,12 @@ func TestLocalFlock_OtherMachineHeartbeat_RefusesUntilThreeIntervals(t *testing.
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	writeRemoteMarker(t, file, time.Now().Add(-2500*time.Millisecond))
 	var held *HeldError
-	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable ||
+	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() ||
 		!strings.Contains(held.Judgement.Reason, "another machine") || !strings.Contains(held.Judgement.Reason, "heartbeat fresh") {
 		t.Fatalf("Acquire beside a fresh heartbeat = %v, want a waitable refusal", err)
 	}
 	writeRemoteMarker(t, file, time.Now().Add(-3100*time.Millisecond))
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil || l.LocalFlock != "fuse.test" || l.NoFlock {
 		t.Fatalf("Acquire over a silent heartbeat = %+v, %v; want a local flock", l, err)
 	}
@@ -125,7 +125,7 @@ func TestLocalFlock_BreakFileOfAnotherMachine_Refuses(t *testing.T) {
 	writeRemoteMarker(t, file, time.Now().Add(-time.Hour))
 	writeBreak(t, file, remoteHost, time.Now())
 	var held *HeldError
-	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable ||
+	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() ||
 		!strings.Contains(held.Judgement.Reason, "taking the file over") {
 		t.Fatalf("Acquire beside another machine's break file = %v, want a waitable refusal", err)
 	}
@@ -141,11 +141,11 @@ func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	lease := breakLeaseSeconds * time.Second
 	writeBreak(t, file, remoteHost, time.Now().Add(-3*lease+2*time.Second))
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire beside a young break file of another machine = %v, want held", err)
 	}
 	writeBreak(t, file, remoteHost, time.Now().Add(-3*lease-time.Second))
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire past an expired break file of another machine = %v", err)
 	}
@@ -207,7 +207,7 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 // taken the file over (our heartbeat looked silent), it is lost.
 func TestTouch_MarkerReplacedOrRemoved_IsLost(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/padrun/padrun/marker"
 )
@@ -192,7 +191,10 @@ func (s *session) handleControl(req ControlRequest) ControlReply {
 	var held *marker.HeldError
 	switch {
 	case errors.As(err, &held):
-		lines := Refusal(held, time.Now(), nil) // no command line to queue: a switch inside the harness
+		lines := []string{err.Error()}
+		if s.o.Refusal != nil {
+			lines = s.o.Refusal(err)
+		}
 		for i := range lines {
 			lines[i] = "padrun: " + lines[i]
 		}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -32,7 +33,14 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 		t.Fatal(err)
 	}
 	self := ident.ReadSelf()
-	s := &session{o: Options{Log: zerolog.Nop()}, self: self, reg: reg}
+	refusal := func(err error) []string {
+		var held *marker.HeldError
+		if !errors.As(err, &held) {
+			return []string{"not a refusal: " + err.Error()}
+		}
+		return []string{"refused: " + held.File + " is in use by another session", "hint: wait"}
+	}
+	s := &session{o: Options{Log: zerolog.Nop(), Refusal: refusal}, self: self, reg: reg}
 	s.proto = marker.New(self, "", "", time.Now())
 	s.proto.Harness = "pi"
 	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Cwd: dir,
@@ -120,20 +128,20 @@ func TestControl_ClaimHeld_Refused(t *testing.T) {
 	self := ident.ReadSelf()
 	other := marker.New(self, "", uuid.NewString(), time.Now())
 	other.Harness = "pi"
-	l, err := marker.Acquire(file, other, self, nil) // a second open file: its flock is another holder's
+	l, err := marker.TryAcquire(file, other, self) // a second open file: its flock is another holder's
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
 	r := ask(t, ctl.path, ControlRequest{Op: "claim", File: file})
-	if r.Result != "refused" || r.Verdict == "" || len(r.Lines) != 4 {
+	if r.Result != "refused" || r.Verdict == "" || len(r.Lines) != 2 {
 		t.Fatalf("claim of a held file: %+v", r)
 	}
 	if want := "padrun: refused: " + file + " is in use by another session"; r.Lines[0] != want {
 		t.Errorf("first line %q, want %q", r.Lines[0], want)
 	}
-	if !strings.HasPrefix(r.Lines[3], "padrun: hint: ") {
-		t.Errorf("last line %q is not a hint", r.Lines[3])
+	if r.Lines[1] != "padrun: hint: wait" {
+		t.Errorf("last line %q is not the hint", r.Lines[1])
 	}
 }
 
@@ -305,7 +313,7 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 		t.Errorf("the new transcript is not held: %v", err)
 	}
 	other := marker.New(s.self, "", uuid.NewString(), time.Now())
-	l, err := marker.Acquire(held, other, s.self, nil)
+	l, err := marker.TryAcquire(held, other, s.self)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -345,3 +345,14 @@ func TestWithClaudeCompanion_SettingsHook_NotOverTheUsersOwn(t *testing.T) {
 		t.Errorf("quoted %s", q)
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain/path-1.jsonl": "plain/path-1.jsonl", "": "''", "a b": "'a b'", "it's": `'it'\''s'`,
+		"$HOME": "'$HOME'", "--wait=10": "--wait=10", "*": "'*'", "a\nb": "'a\nb'",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
