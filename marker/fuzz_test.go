@@ -30,7 +30,7 @@ func FuzzParse(f *testing.F) {
 		// signalled for a fuzzed pid.
 		h := m.Proc()
 		h.MachineID, h.PidNamespace = "other-"+h.MachineID, "other-"+h.PidNamespace
-		if j := Judge(h, self, time.Now()); j.Verdict == ident.Alive {
+		if j := verdictOf(h, self, time.Now()); j.Verdict == ident.Alive {
 			t.Fatalf("a holder on another machine judged alive: %s", j)
 		}
 		if _, err := json.Marshal(m); err != nil {

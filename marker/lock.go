@@ -115,7 +115,7 @@ func Acquire(ctx context.Context, file string, m Marker, self ident.Self) (*Lock
 
 // acquire takes file, with wait waiting for a busy lock until ctx is done.
 func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait bool) (*Lock, error) {
-	mp, lp := MarkerPath(file), LockPath(file)
+	mp, lp := MarkerPath(file), lockPath(file)
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return nil, fmt.Errorf("marker: create folder of %s: %w", file, err)
 	}
@@ -170,7 +170,7 @@ func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait b
 // or held it. It cannot be flocked, so a waiter polls. Nil when err is
 // anything else, or the lock file is this user's own.
 func othersLock(file string, err error) *HeldError {
-	lp := LockPath(file)
+	lp := lockPath(file)
 	e, name := othersFile(file, lp, err)
 	if e == nil {
 		return nil
@@ -215,15 +215,15 @@ func othersFile(file, path string, err error) (*HeldError, string) {
 // without the lock: it is for people only and decides nothing.
 func busy(file string, self ident.Self) *HeldError {
 	e := &HeldError{File: file, Kind: HeldBusy}
-	reason := "its lock " + filepath.Base(LockPath(file)) + " is held by a live process"
+	reason := "its lock " + filepath.Base(lockPath(file)) + " is held by a live process"
 	if m, err := Read(file); err == nil {
 		e.Holder = m
-		if j := Judge(m.Proc(), self, time.Now()); j.Verdict == ident.Alive {
+		if j := verdictOf(m.Proc(), self, time.Now()); j.Verdict == ident.Alive {
 			reason = j.Reason + ", and " + reason
-		} else if pids := ident.LockHolders(LockPath(file)); len(pids) > 0 {
+		} else if pids := ident.LockHolders(lockPath(file)); len(pids) > 0 {
 			// Its padrun is gone: a process of its session inherited the lock.
 			reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but " + names(pids) +
-				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(LockPath(file))
+				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(lockPath(file))
 		} else if j, ok := leftover(m, self); !ok {
 			reason = j.Reason + ", and " + reason // a holder still exiting, or one padrun cannot see
 		}
@@ -449,8 +449,8 @@ func (l *Lock) Release() error {
 		safefile.Close(l.h) // never unlink a lock file others do not see locked
 		return first
 	}
-	if err := releaseLock(l.h, LockPath(l.File)); err != nil && first == nil {
-		first = fmt.Errorf("marker: release %s: %w", LockPath(l.File), err)
+	if err := releaseLock(l.h, lockPath(l.File)); err != nil && first == nil {
+		first = fmt.Errorf("marker: release %s: %w", lockPath(l.File), err)
 	}
 	return first
 }
@@ -496,7 +496,7 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 		drop()
 		return nil, err
 	}
-	defer os.Remove(BreakPath(file))
+	defer os.Remove(breakPath(file))
 	now := time.Now()
 	replace, err := takeover(file, self, now, true)
 	if err == nil {
@@ -532,7 +532,7 @@ type breakTag struct {
 // ladder proves dead is removed and tried once more; any other is a
 // waitable refusal: another process is taking the file over.
 func takeBreak(file string, self ident.Self) error {
-	brk := BreakPath(file)
+	brk := breakPath(file)
 	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
 		self.Hostname, ident.Token(self.PidNamespace)})
 	for tries := 0; ; tries++ {
@@ -567,13 +567,13 @@ func judgeBreak(brk string, self ident.Self) (Judgement, bool) {
 	if err != nil || json.Unmarshal(b, &t) != nil {
 		return Judgement{}, false
 	}
-	return Judge(Proc{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
+	return verdictOf(Proc{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
 		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), Heartbeat: mtime,
 		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), true
 }
 
-// BreakPath is the file that serialises takeovers where flock is missing.
-func BreakPath(file string) string { return file + ".live.break" }
+// breakPath is the file that serialises takeovers where flock is missing.
+func breakPath(file string) string { return file + ".live.break" }
 
 // errCanceled ends a wait for a lock that its context ended.
 var errCanceled = errors.New("marker: wait canceled")

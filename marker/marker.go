@@ -26,7 +26,7 @@ const Tool = "padrun"
 
 // Paths of the files that guard a session file.
 func MarkerPath(file string) string { return file + MarkerSuffix }
-func LockPath(file string) string   { return file + ".live.lock" }
+func lockPath(file string) string   { return file + ".live.lock" }
 
 // MarkerSuffix ends every marker's name: a session file's folder watcher
 // must not take a marker for a session file.
@@ -130,14 +130,14 @@ type Judgement struct {
 
 func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
 
-// Judge runs the verdict ladder of the contract on h. Boot and machine ids
+// verdictOf runs the verdict ladder of the contract on h. Boot and machine ids
 // are compared normalised (ident.NormalizeID).
-func Judge(h Proc, self ident.Self, now time.Time) Judgement {
+func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
 	j, _ := judge(h, self, now)
 	return j
 }
 
-// judge is Judge, and the error of padrun's own (out of descriptors or
+// judge is verdictOf, and the error of padrun's own (out of descriptors or
 // memory) that left the verdict unknown, which callers that decide report
 // as itself.
 func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {

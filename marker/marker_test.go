@@ -104,9 +104,9 @@ func TestVerdictLadder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j := Judge(tt.holder, self, now)
+			j := verdictOf(tt.holder, self, now)
 			if j.Verdict != tt.want || !strings.Contains(j.Reason, tt.reason) {
-				t.Fatalf("Judge = %s, want %s with %q", j, tt.want, tt.reason)
+				t.Fatalf("verdictOf = %s, want %s with %q", j, tt.want, tt.reason)
 			}
 		})
 	}
@@ -142,7 +142,7 @@ func TestAcquire_Release_LeavesNothing(t *testing.T) {
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{MarkerPath(file), LockPath(file)} {
+	for _, p := range []string{MarkerPath(file), lockPath(file)} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind", p)
 		}
@@ -196,7 +196,7 @@ func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 	if err := syscall.Fstat(second.h, &a); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Stat(LockPath(file), &b); err != nil || a.Ino != b.Ino {
+	if err := syscall.Stat(lockPath(file), &b); err != nil || a.Ino != b.Ino {
 		t.Fatalf("the waiter holds inode %d, the path names %d (%v)", a.Ino, b.Ino, err)
 	}
 	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
@@ -338,7 +338,7 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 	if err != nil || !l.NoFlock {
 		t.Fatalf("Acquire = %v, %v; want a lock held by its marker alone", l, err)
 	}
-	if _, err := os.Lstat(BreakPath(file)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(breakPath(file)); !os.IsNotExist(err) {
 		t.Fatal("the break file outlived the takeover")
 	}
 	// A second taker: our padrun is alive, so its marker refuses.
@@ -346,16 +346,16 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 		t.Fatalf("second Acquire = %v, want held", err)
 	}
 	// A takeover under way (a live taker's break file) refuses, waitable.
-	os.WriteFile(BreakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
 	var held *HeldError
 	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() {
 		t.Fatalf("Acquire beside a live break file = %v, want a waitable refusal", err)
 	}
-	os.Remove(BreakPath(file))
+	os.Remove(breakPath(file))
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(LockPath(file)); err != nil {
+	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Fatal("the lock file was unlinked without a lock")
 	}
 	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
@@ -366,7 +366,7 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 func TestNoFlock_DeadTakerBreakFile_IsCleared(t *testing.T) {
 	noFlock(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(BreakPath(file), []byte(`{"pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
+	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
 	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire past a dead taker's break file = %v", err)

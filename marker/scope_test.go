@@ -37,7 +37,7 @@ func TestMount_LocalOnly_FlockThatStaysOnThisMachine(t *testing.T) {
 		{"cifs", "rw,vers=3.1.1,nobrl", true},
 		{"smb3", "rw,nobrl", true},
 	} {
-		m := Mount{FSType: tc.fstype, Options: strings.Split(tc.opts, ",")}
+		m := mount{FSType: tc.fstype, Options: strings.Split(tc.opts, ",")}
 		if got := m.LocalOnly(); got != tc.local {
 			t.Errorf("%s %s: LocalOnly = %v, want %v", tc.fstype, tc.opts, got, tc.local)
 		}
@@ -107,12 +107,12 @@ func TestLocalFlock_OtherMachineHeartbeat_RefusesUntilThreeIntervals(t *testing.
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{MarkerPath(file), BreakPath(file)} {
+	for _, p := range []string{MarkerPath(file), breakPath(file)} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s outlived the release", p)
 		}
 	}
-	if _, err := os.Lstat(LockPath(file)); err != nil {
+	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Error("the lock file, which other machines open too, was unlinked")
 	}
 }
@@ -154,11 +154,11 @@ func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
 
 func writeBreak(t *testing.T, file string, who ident.Self, mtime time.Time) {
 	b, _ := json.Marshal(breakTag{who.Pid, ident.Token(who.StartToken), who.BootID, who.MachineID, who.Hostname, ""})
-	os.Remove(BreakPath(file))
-	if err := os.WriteFile(BreakPath(file), b, 0o600); err != nil {
+	os.Remove(breakPath(file))
+	if err := os.WriteFile(breakPath(file), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(BreakPath(file), mtime, mtime); err != nil {
+	if err := os.Chtimes(breakPath(file), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -190,7 +190,7 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 	if _, err := os.Lstat(MarkerPath(file)); err != nil {
 		t.Fatal("the marker was removed under another taker's break file")
 	}
-	os.Remove(BreakPath(file))
+	os.Remove(breakPath(file))
 	st, err := Unlock(file, self, false)
 	if err != nil || st.State != Free || st.LocalFlock != "fuse.test" {
 		t.Fatalf("Unlock of a stale marker = %+v, %v; want free, on fuse.test", st, err)
@@ -198,7 +198,7 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
 		t.Fatal("the stale marker was kept")
 	}
-	if _, err := os.Lstat(LockPath(file)); err != nil {
+	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Error("the lock file, which other machines open too, was unlinked")
 	}
 }

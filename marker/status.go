@@ -60,7 +60,7 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 	if local, fs := pathScope(filepath.Dir(file)); local {
 		st.LocalFlock = fs
 	}
-	held, pid, err := lockHolder(LockPath(file))
+	held, pid, err := lockHolder(lockPath(file))
 	if err != nil {
 		st.State, st.Reason = Unknown, err.Error()
 		return st
@@ -103,9 +103,9 @@ func staleReason(m *Marker, self ident.Self, now time.Time) string {
 	if m == nil {
 		return ""
 	}
-	j := Judge(m.Proc(), self, now)
+	j := verdictOf(m.Proc(), self, now)
 	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
-		j.Reason += "; child " + Judge(child, self, now).Reason
+		j.Reason += "; child " + verdictOf(child, self, now).Reason
 	}
 	return j.Reason
 }
@@ -116,7 +116,7 @@ func staleReason(m *Marker, self ident.Self, now time.Time) string {
 func Unlock(file string, self ident.Self, force bool) (Status, error) {
 	now := time.Now()
 	st := Status{File: file, CheckedAt: now}
-	h, err := openLock(LockPath(file))
+	h, err := openLock(lockPath(file))
 	if errors.Is(err, os.ErrNotExist) {
 		// The folder is gone: nothing to unlock.
 		st.State = Free
@@ -130,15 +130,15 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 		if err == safefile.ErrBusy {
 			return Inspect(file, self, now), nil
 		}
-		return st, fmt.Errorf("marker: lock %s: %w", LockPath(file), err)
+		return st, fmt.Errorf("marker: lock %s: %w", lockPath(file), err)
 	}
 	local, fs := lockScope(h)
 	if local {
 		defer safefile.Close(h) // a lock file other machines open is never unlinked
 	} else {
-		defer releaseLock(h, LockPath(file))
+		defer releaseLock(h, lockPath(file))
 	}
-	if !safefile.SameFile(h, LockPath(file)) {
+	if !safefile.SameFile(h, lockPath(file)) {
 		return Inspect(file, self, now), nil
 	}
 	if local {
@@ -153,7 +153,7 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 			st.State, st.Verdict, st.Reason = Unknown, he.Judgement.Verdict, he.Judgement.Reason
 			return st, nil
 		}
-		defer os.Remove(BreakPath(file))
+		defer os.Remove(breakPath(file))
 	}
 	st = judgeMarker(st, self)
 	if st.State == Stale || (force && st.State == Unknown) {

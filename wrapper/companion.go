@@ -54,7 +54,7 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
-	dir, err := ControlDir()
+	dir, err := controlDir()
 	if err == nil && name == "pi" {
 		var path string
 		if path, err = writeCompanion(dir, "pi-companion", piCompanion); err == nil {

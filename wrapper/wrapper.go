@@ -70,8 +70,8 @@ type UsageError struct {
 	Advice string
 }
 
-// Usagef is a *UsageError; %w keeps the error it wraps.
-func Usagef(format string, args ...any) *UsageError {
+// usagef is a *UsageError; %w keeps the error it wraps.
+func usagef(format string, args ...any) *UsageError {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
@@ -220,7 +220,7 @@ func prepare(o Options) (*session, *run, error) {
 	}
 	s := &session{o: o, self: ident.ReadSelf(), parent: parent}
 	r := &run{now: time.Now()}
-	if r.cwd, err = CanonicalDir("."); err != nil {
+	if r.cwd, err = canonicalDir("."); err != nil {
 		return nil, nil, err
 	}
 	if err := s.resolve(r); err != nil {
@@ -275,7 +275,7 @@ func (s *session) resolve(r *run) error {
 	}
 	if plan.Unknown != "" {
 		if o.Strict {
-			return Usagef("cannot name the session file before %s runs (%s) and --strict is set", plan.Harness, plan.Unknown)
+			return usagef("cannot name the session file before %s runs (%s) and --strict is set", plan.Harness, plan.Unknown)
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
@@ -362,7 +362,7 @@ func signalName(s syscall.Signal) string {
 func openRecord(path string) (*os.File, error) {
 	f, err := safefile.Create(path)
 	if err != nil {
-		return nil, Usagef("cannot write the record: %w", err)
+		return nil, usagef("cannot write the record: %w", err)
 	}
 	return f, nil
 }

@@ -237,7 +237,7 @@ func TestClaude(t *testing.T) {
 }
 
 func TestClaudeProjectDir(t *testing.T) {
-	if got := ClaudeProjectDir("/home/u/my_proj.v2"); got != "-home-u-my-proj-v2" {
+	if got := claudeProjectDir("/home/u/my_proj.v2"); got != "-home-u-my-proj-v2" {
 		t.Fatalf("got %q", got)
 	}
 	env := newFixture(t).env
