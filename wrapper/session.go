@@ -14,6 +14,7 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -229,61 +230,41 @@ func (s *session) cleanup() {
 // rival judges the marker. (Were padrun killed before, its child dies with it.)
 const recordDelay = 5 * time.Millisecond
 
-// recordChild adds the child to the markers and the record, beside the
-// child's run. The writes still to come are skipped once stop is called,
-// when the child is gone.
-func (s *session) recordChild(c childInfo) (stop func()) {
-	pid := c.pid
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		delay := recordDelay
-		if !c.inCgroup {
-			// Without a cgroup, the marker is the only record of the
-			// child's group, which its descendants may outlive padrun in.
-			delay = 0
+// recordChild is the job that adds the child to the markers and the
+// record once it has run recordDelay: Supervise runs it while the child
+// runs, and EndRest while what it left is ended; a child gone before needs
+// no record.
+func (s *session) recordChild(c childInfo) supervise.Job {
+	delay := recordDelay
+	if !c.inCgroup {
+		// Without a cgroup, the marker is the only record of the
+		// child's group, which its descendants may outlive padrun in.
+		delay = 0
+	}
+	return supervise.Job{After: delay, Run: func(time.Time) { s.writeChild(c) }}
+}
+
+// writeChild writes the child into the markers and the record.
+func (s *session) writeChild(c childInfo) {
+	token, err := ident.StartToken(c.pid)
+	if err != nil {
+		s.o.Log.Debug().Err(err).Int("child_pid", c.pid).Msg("child start token")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil {
+		return // cleaned up already
+	}
+	s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = c.pid, ident.Token(token)
+	c.token = token
+	s.child = c
+	for _, l := range s.locks {
+		if err := l.SetChild(c.pid, token, c.pgid, c.sid); err != nil {
+			s.o.Log.Warn().Err(err).Msg("record child in marker")
 		}
-		t := time.NewTimer(delay)
-		defer t.Stop()
-		select {
-		case <-quit:
-			return
-		case <-t.C:
-		}
-		token, err := ident.StartToken(pid)
-		if err != nil {
-			s.o.Log.Debug().Err(err).Int("child_pid", pid).Msg("child start token")
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.rec == nil {
-			return // cleaned up already
-		}
-		s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = pid, ident.Token(token)
-		c.token = token
-		s.child = c
-		for _, l := range s.locks {
-			select {
-			case <-quit:
-				return
-			default:
-			}
-			if err := l.SetChild(pid, token, c.pgid, c.sid); err != nil {
-				s.o.Log.Warn().Err(err).Msg("record child in marker")
-			}
-		}
-		select {
-		case <-quit:
-			return
-		default:
-		}
-		if err := s.reg.Write(context.Background(), s.rec); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record child in registry")
-		}
-	}()
-	return func() {
-		close(quit)
-		<-done
+	}
+	if err := s.reg.Write(context.Background(), s.rec); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record child in registry")
 	}
 }
 
@@ -305,34 +286,16 @@ func (s *session) warnFS(l *marker.Lock) {
 	s.o.Log.Warn().Str("file", l.File).Str("fs", l.LocalFlock).Msg("this filesystem's flock does not reach other machines: the file is held by its marker too, judged by the verdict ladder; " + lease)
 }
 
-// heartbeat refreshes every marker's mtime each interval until stop is called.
-func (s *session) heartbeat(every time.Duration) (stop func()) {
-	if every <= 0 {
-		return func() {}
-	}
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		lost := map[string]bool{}
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-t.C:
-				s.mu.Lock()
-				for _, l := range s.locks {
-					s.beat(l, now, lost)
-				}
-				s.mu.Unlock()
-			}
+// heartbeat is the job that refreshes every marker's mtime each interval.
+func (s *session) heartbeat(every time.Duration) supervise.Job {
+	lost := map[string]bool{}
+	return supervise.Job{After: every, Every: every, Run: func(now time.Time) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, l := range s.locks {
+			s.beat(l, now, lost)
 		}
-	}()
-	return func() {
-		close(quit)
-		<-done
-	}
+	}}
 }
 
 // beat refreshes l's marker. A marker lost to another session is said

@@ -135,8 +135,9 @@ type session struct {
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
-// ended. Call it from the goroutine locked to the main thread: the child is
-// killed when the thread that forked it exits. A signal that arrives before
+// ended. Call it from the main goroutine: the child is killed when the
+// thread that forked it exits, and supervise.Start locks the calling
+// goroutine to that thread. A signal that arrives before
 // the child starts abandons the run with an *AbortError.
 func Run(o Options) (Result, error) {
 	// The handlers stay installed after Run returns: padrun exits right
@@ -320,14 +321,16 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		child.Kill() // a claim was refused before the child was known
 	}
 	s.o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
-	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid, inCgroup: child.Cgroup != ""})
-	stopHeartbeat := s.heartbeat(s.o.Heartbeat)
-	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout)
+	// The child's record and the heartbeat run in the supervisor's own
+	// wait, and on while endRest ends what the child left.
+	jobs := []supervise.Job{s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid, inCgroup: child.Cgroup != ""})}
+	if s.o.Heartbeat > 0 {
+		jobs = append(jobs, s.heartbeat(s.o.Heartbeat))
+	}
+	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()
-	stopHeartbeat()
-	stopRecord()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
