@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -223,6 +224,7 @@ func (c *Child) atTerminal() bool {
 // the session's orphans too (padrun is their subreaper), and runs the jobs
 // when they are due; EndRest runs them on while it ends what the child left.
 func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration, jobs ...Job) Status {
+	keepSIGCHLD()
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, unix.SIGCHLD) // before the first look: no exit is missed
 	defer signal.Stop(chld)
@@ -275,6 +277,14 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration, j
 		}
 	}
 }
+
+// keepSIGCHLD keeps SIGCHLD registered with os/signal from the first
+// Supervise on: each registration and unregistration of a signal costs a
+// round trip to the runtime's signal thread, and a channel nobody reads
+// costs nothing (os/signal never blocks on it).
+var keepSIGCHLD = sync.OnceFunc(func() {
+	signal.Notify(make(chan os.Signal, 1), unix.SIGCHLD)
+})
 
 // reap reaps the child if it has ended, and then drains its output; it
 // reports whether it has. A child stopped on its own terminal stops padrun
