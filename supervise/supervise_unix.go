@@ -137,6 +137,9 @@ func Start(s Spec) (*Child, error) {
 		attr.Files = r.childFiles
 	}
 	subreaper()
+	// Signals are registered before the thread is locked: each costs a
+	// round trip to the runtime's signal thread, dearer from a locked one.
+	keepSIGCHLD()
 	runtime.LockOSThread() // never undone: see above
 	// Only this goroutine forks: clearing close-on-exec for the fork alone
 	// cannot leak the locks into another program.
