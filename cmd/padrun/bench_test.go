@@ -17,6 +17,10 @@ import (
 
 var rounds = flag.Int("rounds", 10, "runs of each command in the side-by-side benchmarks")
 
+// baseline is another padrun binary for BenchmarkOverhead to run beside
+// this one, built CGO_ENABLED=0 too: a change measured in one run.
+var baseline = flag.String("baseline", "", "another padrun binary that BenchmarkOverhead runs beside this one")
+
 // buildPadrun builds the real binary, as users run it, once per benchmark.
 func buildPadrun(b *testing.B) string {
 	b.Helper()
@@ -167,15 +171,25 @@ func BenchmarkOverhead(b *testing.B) {
 	padrun, floor := buildPadrun(b), buildGo(b, "floor", floorSource)
 	work := b.TempDir()
 	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
+	cmds := [][]string{
+		{"/bin/true"},
+		{"flock", filepath.Join(work, "L"), "/bin/true"},
+		{floor, filepath.Join(work, "G"), "/bin/true"},
+		{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"},
+	}
+	names := []string{"/bin/true", "flock L /bin/true", "Go floor", "padrun --guard F -- true"}
+	if *baseline != "" {
+		cmds = slices.Insert(cmds, 3, []string{*baseline, "--guard", filepath.Join(work, "B"), "--", "/bin/true"})
+		names = slices.Insert(names, 3, "baseline padrun")
+	}
 	for i := 0; i < b.N; i++ {
-		s := alternate(b, env, work,
-			[]string{"/bin/true"},
-			[]string{"flock", filepath.Join(work, "L"), "/bin/true"},
-			[]string{floor, filepath.Join(work, "G"), "/bin/true"},
-			[]string{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"})
-		report(b, []string{"/bin/true", "flock L /bin/true", "Go floor", "padrun --guard F -- true"}, s)
-		flock := float64(median(s[1], wallOf))
-		fmt.Printf("against flock(1): Go floor %.2fx, padrun %.2fx\n", float64(median(s[2], wallOf))/flock, float64(median(s[3], wallOf))/flock)
+		s := alternate(b, env, work, cmds...)
+		report(b, names, s)
+		flock, floor := float64(median(s[1], wallOf)), float64(median(s[2], wallOf))
+		for j := 3; j < len(s); j++ {
+			w := float64(median(s[j], wallOf))
+			fmt.Printf("%s: %.2fx flock(1), %.2fx the Go floor\n", names[j], w/flock, w/floor)
+		}
 	}
 }
 
