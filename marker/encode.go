@@ -5,7 +5,7 @@ import "github.com/padrun/padrun/internal/jsonenc"
 // encode returns m as json.Marshal writes it, byte for byte (FuzzEncode
 // proves it): the same field order, omitempty rules and escaping, without
 // encoding/json's reflection on the start-up path.
-func (m *Marker) encode() []byte {
+func (m Marker) encode() []byte {
 	b := make([]byte, 0, 512)
 	b = jsonenc.Int(jsonenc.Key(append(b, '{'), "", "", "v"), m.V)
 	b = str(b, "tool", m.Tool)

@@ -336,16 +336,11 @@ func Read(file string) (*Marker, error) {
 	return m, nil
 }
 
-// publish makes m visible whole at path: written to a temp file whose name
-// never matches *.live.json, then linked (no marker there) or renamed into
-// place. No fsync: a marker from before a crash is stale by its boot id.
-// Its mtime, the first heartbeat, is now: the time of the judgement that
-// let it in, on the clock that its later heartbeats use.
-func publish(path string, m Marker, replace bool, now time.Time) error {
-	return write(path, m.encode(), replace, now)
-}
-
-// write is publish for a marker already encoded as b.
+// write makes the marker encoded as b visible whole at path: written to a
+// temp file whose name never matches *.live.json, then linked (no marker
+// there) or renamed into place. No fsync: a marker from before a crash is
+// stale by its boot id. Its mtime, the first heartbeat, is now: the time of
+// the judgement that let it in, on the clock that its later heartbeats use.
 func write(path string, b []byte, replace bool, now time.Time) error {
 	tmp := filepath.Join(filepath.Dir(path), tempName())
 	if err := safefile.WriteNew(tmp, b); err != nil {

@@ -159,7 +159,7 @@ func TestRelease_KeepsMarkerThatIsNotOurs(t *testing.T) {
 	}
 	other := newMarker(file)
 	other.Nonce = "someone-else"
-	if err := publish(MarkerPath(file), other, true, time.Now()); err != nil {
+	if err := write(MarkerPath(file), other.encode(), true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	l.Release()
@@ -319,7 +319,7 @@ func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
 	t.Cleanup(func(old func() string) func() { return func() { tempName = old } }(tempName))
 	tempName = func() string { return ".padrun-planted.tmp" }
 	os.Symlink(target, filepath.Join(dir, ".padrun-planted.tmp"))
-	if err := publish(MarkerPath(file), m, false, time.Now()); err == nil {
+	if err := write(MarkerPath(file), m.encode(), false, time.Now()); err == nil {
 		t.Fatal("published through a symlink at the temp path")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "precious" {

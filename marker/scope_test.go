@@ -167,7 +167,7 @@ func writeBreak(t *testing.T, file string, who ident.Self, mtime time.Time) {
 func TestPublish_StampsTheJudgementTime(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	at := time.Date(2026, 11, 30, 8, 0, 0, 123456789, time.UTC)
-	if err := publish(MarkerPath(file), newMarker(file), false, at); err != nil {
+	if err := write(MarkerPath(file), newMarker(file).encode(), false, at); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(MarkerPath(file))
