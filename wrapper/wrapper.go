@@ -181,6 +181,7 @@ func Run(o Options) (Result, error) {
 	if err := handOver(); err != nil {
 		return Result{}, err
 	}
+	notify(sigs, supervise.Late)
 	// The watch starts before the child: a file it creates at once is seen.
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
@@ -193,7 +194,6 @@ func Run(o Options) (Result, error) {
 	}
 	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
 	defer child.Close()              // the terminal is restored on every path, before cleanup
-	notify(sigs, supervise.Late)
 	watchChild(child.Pid)
 	return s.supervise(child, sigs, stopWatch)
 }
