@@ -49,8 +49,10 @@ func KeepIgnored() {
 	}
 }
 
-// Late lists the signals that only matter once a child runs; registering
-// them after the start keeps them off the start-up path.
+// Late lists the signals that only matter once a child runs: registered
+// once nothing can abort the run any more, just before Start (which locks
+// the thread, after which each registration costs more), they are queued
+// and forwarded once the child runs.
 var Late = []os.Signal{unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT}
 
 // LookPath finds name like a shell does: a name with a slash is used as it
