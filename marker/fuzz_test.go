@@ -28,9 +28,9 @@ func FuzzParse(f *testing.F) {
 		}
 		// Judge only markers of other machines and namespaces: no process is
 		// signalled for a fuzzed pid.
-		h := m.Holder()
+		h := m.Proc()
 		h.MachineID, h.PidNamespace = "other-"+h.MachineID, "other-"+h.PidNamespace
-		if j := Judge(h, self, time.Now()); j.Verdict == ident.Alive {
+		if j := verdictOf(h, self, time.Now()); j.Verdict == ident.Alive {
 			t.Fatalf("a holder on another machine judged alive: %s", j)
 		}
 		if _, err := json.Marshal(m); err != nil {

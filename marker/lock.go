@@ -1,6 +1,7 @@
 package marker
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -21,24 +22,38 @@ import (
 // cannot be judged.
 type HeldError struct {
 	File      string
+	Kind      HeldKind
 	Holder    *Marker // nil when there is no readable marker
 	Judgement Judgement
-	// Busy: a live process holds the kernel lock.
-	Busy bool
-	// Waitable: the holder may yet go away (alive, or a heartbeat that may
-	// expire); false when only a person can resolve it.
-	Waitable bool
-	// Unreadable: the marker cannot be read; unlock --force clears it.
-	Unreadable bool
-	// Outer: the holder is the run's own outer session (its
-	// PAD_SESSION_PID), which outlives the run: waiting cannot help.
-	Outer bool
 	// User names another user whose lock file this one cannot open, as
 	// "user NAME (uid N)"; LockPid is the pid that holds that lock, when
 	// the kernel's lock table says.
 	User    string
 	LockPid int
 }
+
+// HeldKind says what may end a refusal: the holder's going away, or only a
+// person.
+type HeldKind int
+
+const (
+	// HeldStuck: the holder cannot be judged and no heartbeat will expire;
+	// only a person can resolve it.
+	HeldStuck HeldKind = iota
+	// HeldBusy: a live process holds the kernel lock; a waiter blocks on it.
+	HeldBusy
+	// HeldPolled: the holder may yet go away (alive, a heartbeat that may
+	// expire, another user's lock), with no lock to block on: a waiter polls.
+	HeldPolled
+	// HeldUnreadable: the marker cannot be read; unlock --force clears it.
+	HeldUnreadable
+	// HeldOuter: the holder is the run's own outer session (its
+	// PAD_SESSION_PID), which outlives the run.
+	HeldOuter
+)
+
+// Waitable reports whether waiting may end the refusal.
+func (k HeldKind) Waitable() bool { return k == HeldBusy || k == HeldPolled }
 
 func (e *HeldError) Error() string {
 	return "marker: " + e.File + " is in use by another session (" + e.Judgement.String() + ")"
@@ -58,9 +73,6 @@ type UnsafeError struct {
 }
 
 func (e *UnsafeError) Error() string { return "marker: " + e.Path + " " + e.Why }
-
-// ErrCanceled is returned by Acquire when its done channel closed while it waited.
-var ErrCanceled = errors.New("marker: wait canceled")
 
 var (
 	errChanged      = errors.New("marker: replaced meanwhile")
@@ -89,11 +101,21 @@ var tryLock = safefile.TryLock
 // in such a filesystem.
 var lockScope = flockScope
 
-// Acquire takes file for the session that m describes. It never blocks when
-// done is nil; otherwise it waits while the lock is busy, until done closes.
-// A refusal is a *HeldError.
-func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Lock, error) {
-	mp, lp := MarkerPath(file), LockPath(file)
+// TryAcquire takes file for the session that m describes, without
+// waiting. A refusal is a *HeldError.
+func TryAcquire(file string, m Marker, self ident.Self) (*Lock, error) {
+	return acquire(context.Background(), file, m, self, false)
+}
+
+// Acquire is TryAcquire that waits while a live process holds the lock,
+// until ctx is done; then it returns ctx's cause. Other refusals come at once.
+func Acquire(ctx context.Context, file string, m Marker, self ident.Self) (*Lock, error) {
+	return acquire(ctx, file, m, self, true)
+}
+
+// acquire takes file, with wait waiting for a busy lock until ctx is done.
+func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait bool) (*Lock, error) {
+	mp, lp := MarkerPath(file), lockPath(file)
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return nil, fmt.Errorf("marker: create folder of %s: %w", file, err)
 	}
@@ -105,15 +127,15 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 			}
 			return nil, err
 		}
-		switch err := lockWait(h, done); err {
+		switch err := lockWait(ctx, h, wait); err {
 		case nil:
 		case safefile.ErrNoLocking:
 			return acquireByMarker(file, m, self, h, "")
 		case safefile.ErrBusy:
 			safefile.Close(h)
 			return nil, busy(file, self)
-		case ErrCanceled:
-			return nil, err // the waiting goroutine owns h now
+		case errCanceled:
+			return nil, context.Cause(ctx) // the waiting goroutine owns h now
 		default:
 			safefile.Close(h)
 			return nil, fmt.Errorf("marker: lock %s: %w", lp, err)
@@ -148,7 +170,7 @@ func Acquire(file string, m Marker, self ident.Self, done <-chan struct{}) (*Loc
 // or held it. It cannot be flocked, so a waiter polls. Nil when err is
 // anything else, or the lock file is this user's own.
 func othersLock(file string, err error) *HeldError {
-	lp := LockPath(file)
+	lp := lockPath(file)
 	e, name := othersFile(file, lp, err)
 	if e == nil {
 		return nil
@@ -186,22 +208,22 @@ func othersFile(file, path string, err error) (*HeldError, string) {
 	if u, err := user.LookupId(name); err == nil {
 		name = u.Username
 	}
-	return &HeldError{File: file, Waitable: true, User: fmt.Sprintf("user %s (uid %d)", name, uid)}, name
+	return &HeldError{File: file, Kind: HeldPolled, User: fmt.Sprintf("user %s (uid %d)", name, uid)}, name
 }
 
 // busy describes the live holder of a busy lock from its marker, read
 // without the lock: it is for people only and decides nothing.
 func busy(file string, self ident.Self) *HeldError {
-	e := &HeldError{File: file, Busy: true, Waitable: true}
-	reason := "its lock " + filepath.Base(LockPath(file)) + " is held by a live process"
+	e := &HeldError{File: file, Kind: HeldBusy}
+	reason := "its lock " + filepath.Base(lockPath(file)) + " is held by a live process"
 	if m, err := Read(file); err == nil {
 		e.Holder = m
-		if j := Judge(m.Holder(), self, time.Now()); j.Verdict == ident.Alive {
+		if j := verdictOf(m.Proc(), self, time.Now()); j.Verdict == ident.Alive {
 			reason = j.Reason + ", and " + reason
-		} else if pids := ident.LockHolders(LockPath(file)); len(pids) > 0 {
+		} else if pids := ident.LockHolders(lockPath(file)); len(pids) > 0 {
 			// Its padrun is gone: a process of its session inherited the lock.
 			reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but " + names(pids) +
-				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(LockPath(file))
+				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(lockPath(file))
 		} else if j, ok := leftover(m, self); !ok {
 			reason = j.Reason + ", and " + reason // a holder still exiting, or one padrun cannot see
 		}
@@ -220,7 +242,7 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (replace 
 	case err == errMarkerAbsent:
 		return false, nil
 	case errors.As(err, &ue):
-		return false, &HeldError{File: file, Unreadable: true, Judgement: Judgement{ident.Unknown, "unreadable: " + ue.Why}}
+		return false, &HeldError{File: file, Kind: HeldUnreadable, Judgement: Judgement{ident.Unknown, "unreadable: " + ue.Why}}
 	case err != nil:
 		if held := othersMarker(file, err); held != nil {
 			return false, held
@@ -228,11 +250,14 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (replace 
 		return false, err // padrun's own failure: reported as itself
 	}
 	refuse := func(j Judgement) error {
-		return &HeldError{File: file, Holder: m, Judgement: j,
-			Waitable: j.Verdict == ident.Alive || m.HeartbeatSeconds > 0}
+		kind := HeldStuck
+		if j.Verdict == ident.Alive || m.HeartbeatSeconds > 0 {
+			kind = HeldPolled
+		}
+		return &HeldError{File: file, Kind: kind, Holder: m, Judgement: j}
 	}
 	if m.Tool != Tool {
-		j, err := judge(m.Holder(), self, now)
+		j, err := judge(m.Proc(), self, now)
 		if err != nil {
 			return false, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
 		}
@@ -243,7 +268,7 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (replace 
 	}
 	// A padrun marker whose lock is free: its padrun is gone, or still
 	// exiting after SIGKILL, before the kernel killed its child.
-	j, err := judge(m.Holder(), self, now)
+	j, err := judge(m.Proc(), self, now)
 	if err != nil {
 		return false, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
 	}
@@ -424,8 +449,8 @@ func (l *Lock) Release() error {
 		safefile.Close(l.h) // never unlink a lock file others do not see locked
 		return first
 	}
-	if err := releaseLock(l.h, LockPath(l.File)); err != nil && first == nil {
-		first = fmt.Errorf("marker: release %s: %w", LockPath(l.File), err)
+	if err := releaseLock(l.h, lockPath(l.File)); err != nil && first == nil {
+		first = fmt.Errorf("marker: release %s: %w", lockPath(l.File), err)
 	}
 	return first
 }
@@ -471,7 +496,7 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 		drop()
 		return nil, err
 	}
-	defer os.Remove(BreakPath(file))
+	defer os.Remove(breakPath(file))
 	now := time.Now()
 	replace, err := takeover(file, self, now, true)
 	if err == nil {
@@ -481,7 +506,7 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 	if err != nil {
 		drop()
 		if err == errChanged {
-			return nil, &HeldError{File: file, Waitable: true, Judgement: Judgement{ident.Unknown, "a marker appeared meanwhile"}}
+			return nil, &HeldError{File: file, Kind: HeldPolled, Judgement: Judgement{ident.Unknown, "a marker appeared meanwhile"}}
 		}
 		return nil, err
 	}
@@ -507,7 +532,7 @@ type breakTag struct {
 // ladder proves dead is removed and tried once more; any other is a
 // waitable refusal: another process is taking the file over.
 func takeBreak(file string, self ident.Self) error {
-	brk := BreakPath(file)
+	brk := breakPath(file)
 	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
 		self.Hostname, ident.Token(self.PidNamespace)})
 	for tries := 0; ; tries++ {
@@ -529,7 +554,7 @@ func takeBreak(file string, self ident.Self) error {
 				why += ": " + j.Reason
 			}
 		}
-		return &HeldError{File: file, Waitable: true,
+		return &HeldError{File: file, Kind: HeldPolled,
 			Judgement: Judgement{ident.Unknown, "no flock reaches the other holders here, and " + why}}
 	}
 }
@@ -542,18 +567,21 @@ func judgeBreak(brk string, self ident.Self) (Judgement, bool) {
 	if err != nil || json.Unmarshal(b, &t) != nil {
 		return Judgement{}, false
 	}
-	return Judge(Holder{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
+	return verdictOf(Proc{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
 		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), Heartbeat: mtime,
 		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), true
 }
 
-// BreakPath is the file that serialises takeovers where flock is missing.
-func BreakPath(file string) string { return file + ".live.break" }
+// breakPath is the file that serialises takeovers where flock is missing.
+func breakPath(file string) string { return file + ".live.break" }
 
-// lockWait flocks h, waiting until done closes when done is not nil.
-func lockWait(h safefile.Handle, done <-chan struct{}) error {
+// errCanceled ends a wait for a lock that its context ended.
+var errCanceled = errors.New("marker: wait canceled")
+
+// lockWait flocks h, with wait waiting until ctx is done.
+func lockWait(ctx context.Context, h safefile.Handle, wait bool) error {
 	err := tryLock(h)
-	if err != safefile.ErrBusy || done == nil {
+	if err != safefile.ErrBusy || !wait {
 		return err
 	}
 	res := make(chan error, 1)
@@ -561,13 +589,13 @@ func lockWait(h safefile.Handle, done <-chan struct{}) error {
 	select {
 	case err := <-res:
 		return err
-	case <-done:
+	case <-ctx.Done():
 		// h stays open under the blocked flock: closing it here could
 		// let its number be reused under us. The waiter closes it.
 		go func() {
 			<-res
 			safefile.Close(h)
 		}()
-		return ErrCanceled
+		return errCanceled
 	}
 }

@@ -26,7 +26,7 @@ const Tool = "padrun"
 
 // Paths of the files that guard a session file.
 func MarkerPath(file string) string { return file + MarkerSuffix }
-func LockPath(file string) string   { return file + ".live.lock" }
+func lockPath(file string) string   { return file + ".live.lock" }
 
 // MarkerSuffix ends every marker's name: a session file's folder watcher
 // must not take a marker for a session file.
@@ -91,9 +91,9 @@ func Parse(b []byte) (*Marker, error) {
 	return &m, nil
 }
 
-// Holder is what the verdict ladder needs to know of a process that holds,
+// Proc is what the verdict ladder needs to know of a process that holds,
 // or held, a session file.
-type Holder struct {
+type Proc struct {
 	Pid              int
 	StartToken       string
 	BootID           string
@@ -104,9 +104,9 @@ type Holder struct {
 	HeartbeatSeconds int
 }
 
-// Holder returns the marker's writer as a holder.
-func (m *Marker) Holder() Holder {
-	return Holder{
+// Proc returns the marker's writer, for the ladder.
+func (m *Marker) Proc() Proc {
+	return Proc{
 		Pid: m.Pid, StartToken: string(m.StartToken),
 		BootID: m.BootID, MachineID: m.MachineID, Hostname: m.Hostname,
 		PidNamespace: string(m.PidNamespace),
@@ -116,8 +116,8 @@ func (m *Marker) Holder() Holder {
 
 // Child returns the child that a padrun marker records, on the same
 // machine as its padrun, and whether there is one.
-func (m *Marker) Child() (Holder, bool) {
-	h := m.Holder()
+func (m *Marker) Child() (Proc, bool) {
+	h := m.Proc()
 	h.Pid, h.StartToken = m.ChildPid, string(m.ChildStartToken)
 	return h, m.ChildPid > 0
 }
@@ -130,17 +130,17 @@ type Judgement struct {
 
 func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
 
-// Judge runs the verdict ladder of the contract on h. Boot and machine ids
+// verdictOf runs the verdict ladder of the contract on h. Boot and machine ids
 // are compared normalised (ident.NormalizeID).
-func Judge(h Holder, self ident.Self, now time.Time) Judgement {
+func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
 	j, _ := judge(h, self, now)
 	return j
 }
 
-// judge is Judge, and the error of padrun's own (out of descriptors or
+// judge is verdictOf, and the error of padrun's own (out of descriptors or
 // memory) that left the verdict unknown, which callers that decide report
 // as itself.
-func judge(h Holder, self ident.Self, now time.Time) (Judgement, error) {
+func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	if h.Pid <= 0 {
 		return Judgement{ident.Unknown, "unreadable: no pid recorded"}, nil
 	}
@@ -163,7 +163,7 @@ func judge(h Holder, self ident.Self, now time.Time) (Judgement, error) {
 }
 
 // otherMachine tells whether h ran on another machine than self.
-func otherMachine(h Holder, self ident.Self) (bool, string) {
+func otherMachine(h Proc, self ident.Self) (bool, string) {
 	switch {
 	case h.MachineID != "" && self.MachineID != "":
 		if h.MachineID != self.MachineID {
@@ -178,7 +178,7 @@ func otherMachine(h Holder, self ident.Self) (bool, string) {
 
 // remote judges a holder whose pid cannot be checked from here: only its
 // heartbeat, the marker's mtime, can prove it dead.
-func remote(h Holder, now time.Time, why string) Judgement {
+func remote(h Proc, now time.Time, why string) Judgement {
 	if h.HeartbeatSeconds <= 0 || h.Heartbeat.IsZero() {
 		return Judgement{ident.Unknown, why + ", no heartbeat"}
 	}
@@ -190,7 +190,7 @@ func remote(h Holder, now time.Time, why string) Judgement {
 	return Judgement{ident.Unknown, fmt.Sprintf("%s, heartbeat fresh (%s ago, interval %s)", why, round(age), interval)}
 }
 
-func sameBoot(h Holder, self ident.Self) string {
+func sameBoot(h Proc, self ident.Self) string {
 	var s []string
 	if h.BootID != "" && h.BootID == self.BootID {
 		s = append(s, "same boot")

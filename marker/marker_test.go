@@ -3,6 +3,7 @@
 package marker
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -62,50 +63,50 @@ func threadID(t *testing.T) int {
 
 func TestVerdictLadder(t *testing.T) {
 	now := time.Now()
-	live := Holder{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname, PidNamespace: self.PidNamespace}
-	with := func(f func(*Holder)) Holder { h := live; f(&h); return h }
+	live := Proc{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname, PidNamespace: self.PidNamespace}
+	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
 	tests := []struct {
 		name   string
-		holder Holder
+		holder Proc
 		want   ident.Verdict
 		reason string
 	}{
-		{"NoPid_IsUnknown", with(func(h *Holder) { h.Pid = 0 }), ident.Unknown, "no pid"},
-		{"OtherMachine_NoHeartbeat_IsUnknown", with(func(h *Holder) { h.MachineID = "other" }), ident.Unknown, "another machine"},
-		{"OtherMachine_FreshHeartbeat_IsUnknown", with(func(h *Holder) {
+		{"NoPid_IsUnknown", with(func(h *Proc) { h.Pid = 0 }), ident.Unknown, "no pid"},
+		{"OtherMachine_NoHeartbeat_IsUnknown", with(func(h *Proc) { h.MachineID = "other" }), ident.Unknown, "another machine"},
+		{"OtherMachine_FreshHeartbeat_IsUnknown", with(func(h *Proc) {
 			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-20*time.Second)
 		}), ident.Unknown, "heartbeat fresh (20s ago, interval 30s)"},
-		{"OtherMachine_StaleHeartbeat_IsDead", with(func(h *Holder) {
+		{"OtherMachine_StaleHeartbeat_IsDead", with(func(h *Proc) {
 			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-91*time.Second)
 		}), ident.Dead, "heartbeat silent"},
-		{"OtherHost_NoMachineID_IsOtherMachine", with(func(h *Holder) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown, "another machine"},
-		{"SameBootID_ProvesSameMachine", with(func(h *Holder) { h.MachineID, h.Hostname = "", "renamed" }), ident.Alive, "start time matches"},
-		{"NoMachineTokens_IsThisMachine", with(func(h *Holder) { h.MachineID, h.BootID, h.Hostname = "", "", "" }), ident.Alive, "start time matches"},
-		{"PreviousBoot_IsDead", with(func(h *Holder) { h.BootID = "0000" }), ident.Dead, "previous boot"},
-		{"BootID_TrailingNewline_IsThisBoot", with(func(h *Holder) { h.BootID += "\n" }), ident.Alive, "start time matches, same boot"},
-		{"BootID_UpperCase_IsThisBoot", with(func(h *Holder) { h.BootID = strings.ToUpper(h.BootID) }), ident.Alive, "start time matches, same boot"},
-		{"BootID_NoDashes_IsThisBoot", with(func(h *Holder) { h.BootID = strings.ReplaceAll(h.BootID, "-", "") }), ident.Alive, "start time matches, same boot"},
-		{"BootID_Spaces_IsThisBoot", with(func(h *Holder) { h.BootID = "  " + strings.ToUpper(h.BootID) + " \t\n" }), ident.Alive, "same boot"},
-		{"MachineID_TrailingNewline_IsThisMachine", with(func(h *Holder) { h.MachineID += "\n" }), ident.Alive, "same machine"},
-		{"MachineID_UpperCaseWithDashes_IsThisMachine", with(func(h *Holder) { h.MachineID = dashed(strings.ToUpper(h.MachineID)) }), ident.Alive, "same machine"},
-		{"MachineID_NoBootID_Normalised_IsThisMachine", with(func(h *Holder) { h.MachineID, h.BootID = strings.ToUpper(h.MachineID)+"\n", "" }), ident.Alive, "same machine"},
-		{"OtherPidNamespace_IsUnknown", with(func(h *Holder) { h.PidNamespace = "1" }), ident.Unknown, "another pid namespace"},
-		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *Holder) {
+		{"OtherHost_NoMachineID_IsOtherMachine", with(func(h *Proc) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown, "another machine"},
+		{"SameBootID_ProvesSameMachine", with(func(h *Proc) { h.MachineID, h.Hostname = "", "renamed" }), ident.Alive, "start time matches"},
+		{"NoMachineTokens_IsThisMachine", with(func(h *Proc) { h.MachineID, h.BootID, h.Hostname = "", "", "" }), ident.Alive, "start time matches"},
+		{"PreviousBoot_IsDead", with(func(h *Proc) { h.BootID = "0000" }), ident.Dead, "previous boot"},
+		{"BootID_TrailingNewline_IsThisBoot", with(func(h *Proc) { h.BootID += "\n" }), ident.Alive, "start time matches, same boot"},
+		{"BootID_UpperCase_IsThisBoot", with(func(h *Proc) { h.BootID = strings.ToUpper(h.BootID) }), ident.Alive, "start time matches, same boot"},
+		{"BootID_NoDashes_IsThisBoot", with(func(h *Proc) { h.BootID = strings.ReplaceAll(h.BootID, "-", "") }), ident.Alive, "start time matches, same boot"},
+		{"BootID_Spaces_IsThisBoot", with(func(h *Proc) { h.BootID = "  " + strings.ToUpper(h.BootID) + " \t\n" }), ident.Alive, "same boot"},
+		{"MachineID_TrailingNewline_IsThisMachine", with(func(h *Proc) { h.MachineID += "\n" }), ident.Alive, "same machine"},
+		{"MachineID_UpperCaseWithDashes_IsThisMachine", with(func(h *Proc) { h.MachineID = dashed(strings.ToUpper(h.MachineID)) }), ident.Alive, "same machine"},
+		{"MachineID_NoBootID_Normalised_IsThisMachine", with(func(h *Proc) { h.MachineID, h.BootID = strings.ToUpper(h.MachineID)+"\n", "" }), ident.Alive, "same machine"},
+		{"OtherPidNamespace_IsUnknown", with(func(h *Proc) { h.PidNamespace = "1" }), ident.Unknown, "another pid namespace"},
+		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *Proc) {
 			h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
 		}), ident.Dead, "heartbeat silent"},
-		{"PidGone_IsDead", with(func(h *Holder) { h.Pid = reapedPid(t) }), ident.Dead, "is gone"},
+		{"PidGone_IsDead", with(func(h *Proc) { h.Pid = reapedPid(t) }), ident.Dead, "is gone"},
 		{"StartTokenMatches_IsAlive", live, ident.Alive, "start time matches, same boot"},
-		{"PidReused_IsDead", with(func(h *Holder) { h.StartToken = "1" }), ident.Dead, "was reused"},
-		{"Zombie_IsDead", with(func(h *Holder) { h.Pid = zombiePid(t); h.StartToken = "1" }), ident.Dead, "zombie"},
-		{"NoToken_IsAliveUnverified", with(func(h *Holder) { h.StartToken = "" }), ident.Alive, "unverified"},
-		{"NoToken_Zombie_IsDead", with(func(h *Holder) { h.Pid, h.StartToken = zombiePid(t), "" }), ident.Dead, "zombie"},
-		{"ThreadID_IsNotAProcess", with(func(h *Holder) { h.Pid, h.StartToken = threadID(t), "" }), ident.Dead, "thread"},
+		{"PidReused_IsDead", with(func(h *Proc) { h.StartToken = "1" }), ident.Dead, "was reused"},
+		{"Zombie_IsDead", with(func(h *Proc) { h.Pid = zombiePid(t); h.StartToken = "1" }), ident.Dead, "zombie"},
+		{"NoToken_IsAliveUnverified", with(func(h *Proc) { h.StartToken = "" }), ident.Alive, "unverified"},
+		{"NoToken_Zombie_IsDead", with(func(h *Proc) { h.Pid, h.StartToken = zombiePid(t), "" }), ident.Dead, "zombie"},
+		{"ThreadID_IsNotAProcess", with(func(h *Proc) { h.Pid, h.StartToken = threadID(t), "" }), ident.Dead, "thread"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j := Judge(tt.holder, self, now)
+			j := verdictOf(tt.holder, self, now)
 			if j.Verdict != tt.want || !strings.Contains(j.Reason, tt.reason) {
-				t.Fatalf("Judge = %s, want %s with %q", j, tt.want, tt.reason)
+				t.Fatalf("verdictOf = %s, want %s with %q", j, tt.want, tt.reason)
 			}
 		})
 	}
@@ -127,7 +128,7 @@ func newMarker(file string) Marker {
 
 func TestAcquire_Release_LeavesNothing(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "sub", "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,13 +136,13 @@ func TestAcquire_Release_LeavesNothing(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("folder created with %v, %v; want 0700", fi.Mode().Perm(), err)
 	}
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("second Acquire: %v, want held", err)
 	}
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{MarkerPath(file), LockPath(file)} {
+	for _, p := range []string{MarkerPath(file), lockPath(file)} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind", p)
 		}
@@ -150,7 +151,7 @@ func TestAcquire_Release_LeavesNothing(t *testing.T) {
 
 func TestRelease_KeepsMarkerThatIsNotOurs(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,13 +170,13 @@ func TestRelease_KeepsMarkerThatIsNotOurs(t *testing.T) {
 // the old inode must notice and take the new one (gofrs/flock#8).
 func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	first, err := Acquire(file, newMarker(file), self, nil)
+	first, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan *Lock)
 	go func() {
-		l, err := Acquire(file, newMarker(file), self, make(chan struct{}))
+		l, err := Acquire(context.Background(), file, newMarker(file), self)
 		if err != nil {
 			t.Error(err)
 		}
@@ -195,32 +196,33 @@ func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 	if err := syscall.Fstat(second.h, &a); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Stat(LockPath(file), &b); err != nil || a.Ino != b.Ino {
+	if err := syscall.Stat(lockPath(file), &b); err != nil || a.Ino != b.Ino {
 		t.Fatalf("the waiter holds inode %d, the path names %d (%v)", a.Ino, b.Ino, err)
 	}
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("third Acquire: %v, want held", err)
 	}
 }
 
 func TestAcquire_WaitCanceled(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	done := make(chan struct{})
-	close(done)
-	if _, err := Acquire(file, newMarker(file), self, done); err != ErrCanceled {
-		t.Fatalf("Acquire = %v, want ErrCanceled", err)
+	cause := errors.New("the run was aborted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	if _, err := Acquire(ctx, file, newMarker(file), self); err != cause {
+		t.Fatalf("Acquire = %v, want the context's cause", err)
 	}
 }
 
 // A reader beside a writer never sees a partial marker.
 func TestPublish_NeverVisibleHalfWritten(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestUnlock_NeverRemovesAlive(t *testing.T) {
 
 func TestInspect_NeverTakesTheLock(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,28 +334,28 @@ func noFlock(t *testing.T) {
 func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 	noFlock(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil || !l.NoFlock {
 		t.Fatalf("Acquire = %v, %v; want a lock held by its marker alone", l, err)
 	}
-	if _, err := os.Lstat(BreakPath(file)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(breakPath(file)); !os.IsNotExist(err) {
 		t.Fatal("the break file outlived the takeover")
 	}
 	// A second taker: our padrun is alive, so its marker refuses.
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("second Acquire = %v, want held", err)
 	}
 	// A takeover under way (a live taker's break file) refuses, waitable.
-	os.WriteFile(BreakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
 	var held *HeldError
-	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable {
+	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() {
 		t.Fatalf("Acquire beside a live break file = %v, want a waitable refusal", err)
 	}
-	os.Remove(BreakPath(file))
+	os.Remove(breakPath(file))
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(LockPath(file)); err != nil {
+	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Fatal("the lock file was unlinked without a lock")
 	}
 	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
@@ -364,8 +366,8 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 func TestNoFlock_DeadTakerBreakFile_IsCleared(t *testing.T) {
 	noFlock(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(BreakPath(file), []byte(`{"pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
-	l, err := Acquire(file, newMarker(file), self, nil)
+	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire past a dead taker's break file = %v", err)
 	}
@@ -376,7 +378,7 @@ func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
 	noFlock(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(MarkerPath(file), []byte(`{"tool":"padrun","pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire over a dead padrun's marker = %v", err)
 	}
@@ -395,7 +397,7 @@ func TestTempName_FitsWhereTheMarkerFits(t *testing.T) {
 		seen[n] = true
 	}
 	file := filepath.Join(t.TempDir(), strings.Repeat("x", 255-len(".live.json")))
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("a session file whose marker name is 255 bytes: %v", err)
 	}

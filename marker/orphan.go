@@ -57,7 +57,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 // its cgroup can be seen, and also in this pid namespace, where its pids
 // can.
 func local(m *Marker, self ident.Self) (sameBoot, samePids bool) {
-	h := m.Holder()
+	h := m.Proc()
 	if other, _ := otherMachine(h, self); other {
 		return false, false
 	}

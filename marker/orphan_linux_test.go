@@ -42,14 +42,14 @@ func groupLeader(t *testing.T) *exec.Cmd {
 func TestTakeover_OrphanInChildsGroup_Refused(t *testing.T) {
 	cmd := groupLeader(t)
 	file := deadPadrunMarker(t, `,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
-	_, err := Acquire(file, newMarker(file), self, nil)
+	_, err := TryAcquire(file, newMarker(file), self)
 	var he *HeldError
-	if !asHeld(err, &he) || !he.Waitable || !strings.Contains(he.Judgement.Reason, "pid "+strconv.Itoa(cmd.Process.Pid)+" (sleep)") {
+	if !asHeld(err, &he) || !he.Kind.Waitable() || !strings.Contains(he.Judgement.Reason, "pid "+strconv.Itoa(cmd.Process.Pid)+" (sleep)") {
 		t.Fatalf("Acquire = %v, want a waitable refusal naming pid %d (sleep)", err, cmd.Process.Pid)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire once the group is empty = %v", err)
 	}
@@ -65,7 +65,7 @@ func TestTakeover_OrphanInChildsSession_Refused(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	file := deadPadrunMarker(t, `,"childSid":`+strconv.Itoa(cmd.Process.Pid))
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire = %v, want held", err)
 	}
 }
@@ -78,7 +78,7 @@ func TestTakeover_GroupProcessOlderThanPadrun_NotCounted(t *testing.T) {
 	b, _ := os.ReadFile(MarkerPath(file))
 	b = []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1))
 	os.WriteFile(MarkerPath(file), b, 0o600)
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire = %v, want taken over", err)
 	}
@@ -90,7 +90,7 @@ func TestTakeover_GroupProcessOlderThanPadrun_NotCounted(t *testing.T) {
 func TestTakeover_UnreadableCgroup_FailsClosed(t *testing.T) {
 	dir := t.TempDir()
 	file := deadPadrunMarker(t, `,"cgroup":"`+dir+`"`)
-	_, err := Acquire(file, newMarker(file), self, nil)
+	_, err := TryAcquire(file, newMarker(file), self)
 	var he *HeldError
 	if !asHeld(err, &he) || he.Judgement.Verdict.String() != "unknown" {
 		t.Fatalf("Acquire = %v, want an unknown refusal", err)
@@ -101,7 +101,7 @@ func TestTakeover_UnreadableCgroup_FailsClosed(t *testing.T) {
 func TestTakeover_CgroupGone_FallsBackToGroup(t *testing.T) {
 	cmd := groupLeader(t)
 	file := deadPadrunMarker(t, `,"cgroup":"/sys/fs/cgroup/padrun-gone-0","childPgid":`+strconv.Itoa(cmd.Process.Pid))
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire = %v, want held", err)
 	}
 }
@@ -116,7 +116,7 @@ func asHeld(err error, he **HeldError) bool {
 // orphan check judges the session instead of finding a free file.
 func TestKeep_LeavesTheMarker(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestKeep_LeavesTheMarker(t *testing.T) {
 		t.Fatalf("marker gone after Keep: %v", err)
 	}
 	// Its writer (this process) is alive: the file is still refused.
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire after Keep = %v, want held", err)
 	}
 }

@@ -64,10 +64,10 @@ func scope(sfs unix.Statfs_t, st unix.Stat_t) (localOnly bool, fs string) {
 }
 
 // mountOf finds the mount that holds the file of st.
-func mountOf(st unix.Stat_t) (Mount, bool) {
+func mountOf(st unix.Stat_t) (mount, bool) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
-		return Mount{}, false
+		return mount{}, false
 	}
 	return parseMountinfo(string(b), unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)))
 }
@@ -75,9 +75,9 @@ func mountOf(st unix.Stat_t) (Mount, bool) {
 // parseMountinfo finds the mount of device major:minor in the text of
 // /proc/self/mountinfo. A device mounted more than once (bind mounts) has
 // one superblock, so the last entry serves.
-func parseMountinfo(text string, major, minor uint32) (Mount, bool) {
+func parseMountinfo(text string, major, minor uint32) (mount, bool) {
 	dev := strconv.FormatUint(uint64(major), 10) + ":" + strconv.FormatUint(uint64(minor), 10)
-	var found Mount
+	var found mount
 	ok := false
 	for _, line := range strings.Split(text, "\n") {
 		// 36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue
@@ -90,11 +90,45 @@ func parseMountinfo(text string, major, minor uint32) (Mount, bool) {
 		if len(g) < 1 {
 			continue
 		}
-		found = Mount{FSType: g[0], Options: strings.Split(f[5], ",")}
+		found = mount{FSType: g[0], Options: strings.Split(f[5], ",")}
 		if len(g) >= 3 {
 			found.Options = append(found.Options, strings.Split(g[2], ",")...)
 		}
 		ok = true
 	}
 	return found, ok
+}
+
+// mount is what decides whether a flock reaches other machines: a mount's
+// filesystem type (mountinfo's, with its subtype: "fuse.sshfs") and its
+// superblock and mount options.
+type mount struct {
+	FSType  string
+	Options []string
+}
+
+// LocalOnly reports whether a flock taken on this mount is seen only by
+// this kernel, never by the other machines that mount the same folder: FUSE
+// (sshfs, bindfs, rclone, virtiofs, ...), NFS mounted with nolock or
+// local_lock=flock|all, SMB mounted with nobrl, and 9p.
+func (m mount) LocalOnly() bool {
+	fstype, _, _ := strings.Cut(m.FSType, ".")
+	switch fstype {
+	case "fuse", "fuseblk", "virtiofs", "9p":
+		return true
+	case "nfs", "nfs4":
+		return m.has("nolock") || m.has("local_lock=flock") || m.has("local_lock=all")
+	case "cifs", "smb3":
+		return m.has("nobrl")
+	}
+	return false
+}
+
+func (m mount) has(opt string) bool {
+	for _, o := range m.Options {
+		if o == opt {
+			return true
+		}
+	}
+	return false
 }

@@ -37,7 +37,7 @@ func TestMount_LocalOnly_FlockThatStaysOnThisMachine(t *testing.T) {
 		{"cifs", "rw,vers=3.1.1,nobrl", true},
 		{"smb3", "rw,nobrl", true},
 	} {
-		m := Mount{FSType: tc.fstype, Options: strings.Split(tc.opts, ",")}
+		m := mount{FSType: tc.fstype, Options: strings.Split(tc.opts, ",")}
 		if got := m.LocalOnly(); got != tc.local {
 			t.Errorf("%s %s: LocalOnly = %v, want %v", tc.fstype, tc.opts, got, tc.local)
 		}
@@ -95,24 +95,24 @@ func TestLocalFlock_OtherMachineHeartbeat_RefusesUntilThreeIntervals(t *testing.
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	writeRemoteMarker(t, file, time.Now().Add(-2500*time.Millisecond))
 	var held *HeldError
-	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable ||
+	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() ||
 		!strings.Contains(held.Judgement.Reason, "another machine") || !strings.Contains(held.Judgement.Reason, "heartbeat fresh") {
 		t.Fatalf("Acquire beside a fresh heartbeat = %v, want a waitable refusal", err)
 	}
 	writeRemoteMarker(t, file, time.Now().Add(-3100*time.Millisecond))
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil || l.LocalFlock != "fuse.test" || l.NoFlock {
 		t.Fatalf("Acquire over a silent heartbeat = %+v, %v; want a local flock", l, err)
 	}
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{MarkerPath(file), BreakPath(file)} {
+	for _, p := range []string{MarkerPath(file), breakPath(file)} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s outlived the release", p)
 		}
 	}
-	if _, err := os.Lstat(LockPath(file)); err != nil {
+	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Error("the lock file, which other machines open too, was unlinked")
 	}
 }
@@ -125,7 +125,7 @@ func TestLocalFlock_BreakFileOfAnotherMachine_Refuses(t *testing.T) {
 	writeRemoteMarker(t, file, time.Now().Add(-time.Hour))
 	writeBreak(t, file, remoteHost, time.Now())
 	var held *HeldError
-	if _, err := Acquire(file, newMarker(file), self, nil); !errors.As(err, &held) || !held.Waitable ||
+	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() ||
 		!strings.Contains(held.Judgement.Reason, "taking the file over") {
 		t.Fatalf("Acquire beside another machine's break file = %v, want a waitable refusal", err)
 	}
@@ -141,11 +141,11 @@ func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	lease := breakLeaseSeconds * time.Second
 	writeBreak(t, file, remoteHost, time.Now().Add(-3*lease+2*time.Second))
-	if _, err := Acquire(file, newMarker(file), self, nil); !IsHeld(err) {
+	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire beside a young break file of another machine = %v, want held", err)
 	}
 	writeBreak(t, file, remoteHost, time.Now().Add(-3*lease-time.Second))
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire past an expired break file of another machine = %v", err)
 	}
@@ -154,11 +154,11 @@ func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
 
 func writeBreak(t *testing.T, file string, who ident.Self, mtime time.Time) {
 	b, _ := json.Marshal(breakTag{who.Pid, ident.Token(who.StartToken), who.BootID, who.MachineID, who.Hostname, ""})
-	os.Remove(BreakPath(file))
-	if err := os.WriteFile(BreakPath(file), b, 0o600); err != nil {
+	os.Remove(breakPath(file))
+	if err := os.WriteFile(breakPath(file), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(BreakPath(file), mtime, mtime); err != nil {
+	if err := os.Chtimes(breakPath(file), mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -190,7 +190,7 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 	if _, err := os.Lstat(MarkerPath(file)); err != nil {
 		t.Fatal("the marker was removed under another taker's break file")
 	}
-	os.Remove(BreakPath(file))
+	os.Remove(breakPath(file))
 	st, err := Unlock(file, self, false)
 	if err != nil || st.State != Free || st.LocalFlock != "fuse.test" {
 		t.Fatalf("Unlock of a stale marker = %+v, %v; want free, on fuse.test", st, err)
@@ -198,7 +198,7 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
 		t.Fatal("the stale marker was kept")
 	}
-	if _, err := os.Lstat(LockPath(file)); err != nil {
+	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Error("the lock file, which other machines open too, was unlinked")
 	}
 }
@@ -207,7 +207,7 @@ func TestLocalFlock_Unlock_WaitsForTheBreakFile(t *testing.T) {
 // taken the file over (our heartbeat looked silent), it is lost.
 func TestTouch_MarkerReplacedOrRemoved_IsLost(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := Acquire(file, newMarker(file), self, nil)
+	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatal(err)
 	}

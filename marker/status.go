@@ -1,6 +1,7 @@
 package marker
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,16 +24,29 @@ const (
 
 // Status is the state of one session file, with its holder and the ladder's reasoning.
 type Status struct {
-	File    string  `json:"file"`
-	State   State   `json:"state"`
-	Holder  *Marker `json:"holder,omitempty"`
-	Verdict string  `json:"verdict,omitempty"`
-	Reason  string  `json:"reason,omitempty"`
-	LockPid int     `json:"lockPid,omitempty"`
+	File    string        `json:"file"`
+	State   State         `json:"state"`
+	Holder  *Marker       `json:"holder,omitempty"`
+	Verdict ident.Verdict `json:"-"` // written as "verdict" where Reason is set
+	Reason  string        `json:"reason,omitempty"`
+	LockPid int           `json:"lockPid,omitempty"`
 	// LocalFlock names the filesystem when its flock reaches only this
 	// machine: the marker alone says whether another machine holds the file.
 	LocalFlock string    `json:"localFlock,omitempty"`
 	CheckedAt  time.Time `json:"checkedAt"`
+}
+
+// MarshalJSON writes the verdict only where the ladder gave one.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type fields Status
+	v := ""
+	if s.Reason != "" {
+		v = s.Verdict.String()
+	}
+	return json.Marshal(struct {
+		fields
+		Verdict string `json:"verdict,omitempty"`
+	}{fields(s), v})
 }
 
 // Free reports whether the file could be taken now.
@@ -46,7 +60,7 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 	if local, fs := pathScope(filepath.Dir(file)); local {
 		st.LocalFlock = fs
 	}
-	held, pid, err := lockHolder(LockPath(file))
+	held, pid, err := lockHolder(lockPath(file))
 	if err != nil {
 		st.State, st.Reason = Unknown, err.Error()
 		return st
@@ -55,7 +69,7 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 		st.LockPid = pid
 		e := busy(file, self)
 		st.Holder = e.Holder
-		st.State, st.Verdict, st.Reason = Held, e.Judgement.Verdict.String(), e.Judgement.Reason
+		st.State, st.Verdict, st.Reason = Held, e.Judgement.Verdict, e.Judgement.Reason
 		return st
 	}
 	return judgeMarker(st, self)
@@ -68,7 +82,7 @@ func judgeMarker(st Status, self ident.Self) Status {
 	var he *HeldError
 	switch {
 	case errors.As(err, &he):
-		st.Holder, st.Verdict, st.Reason = he.Holder, he.Judgement.Verdict.String(), he.Judgement.Reason
+		st.Holder, st.Verdict, st.Reason = he.Holder, he.Judgement.Verdict, he.Judgement.Reason
 		st.State = Unknown
 		if he.Judgement.Verdict == ident.Alive {
 			st.State = Held
@@ -77,7 +91,7 @@ func judgeMarker(st Status, self ident.Self) Status {
 		st.State, st.Reason = Unknown, err.Error()
 	case replace:
 		m, _ := Read(file) // Best effort: for the holder line only.
-		st.Holder, st.State, st.Verdict = m, Stale, ident.Dead.String()
+		st.Holder, st.State, st.Verdict = m, Stale, ident.Dead
 		st.Reason = staleReason(m, self, now)
 	default:
 		st.State = Free
@@ -89,9 +103,9 @@ func staleReason(m *Marker, self ident.Self, now time.Time) string {
 	if m == nil {
 		return ""
 	}
-	j := Judge(m.Holder(), self, now)
+	j := verdictOf(m.Proc(), self, now)
 	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
-		j.Reason += "; child " + Judge(child, self, now).Reason
+		j.Reason += "; child " + verdictOf(child, self, now).Reason
 	}
 	return j.Reason
 }
@@ -102,7 +116,7 @@ func staleReason(m *Marker, self ident.Self, now time.Time) string {
 func Unlock(file string, self ident.Self, force bool) (Status, error) {
 	now := time.Now()
 	st := Status{File: file, CheckedAt: now}
-	h, err := openLock(LockPath(file))
+	h, err := openLock(lockPath(file))
 	if errors.Is(err, os.ErrNotExist) {
 		// The folder is gone: nothing to unlock.
 		st.State = Free
@@ -116,15 +130,15 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 		if err == safefile.ErrBusy {
 			return Inspect(file, self, now), nil
 		}
-		return st, fmt.Errorf("marker: lock %s: %w", LockPath(file), err)
+		return st, fmt.Errorf("marker: lock %s: %w", lockPath(file), err)
 	}
 	local, fs := lockScope(h)
 	if local {
 		defer safefile.Close(h) // a lock file other machines open is never unlinked
 	} else {
-		defer releaseLock(h, LockPath(file))
+		defer releaseLock(h, lockPath(file))
 	}
-	if !safefile.SameFile(h, LockPath(file)) {
+	if !safefile.SameFile(h, lockPath(file)) {
 		return Inspect(file, self, now), nil
 	}
 	if local {
@@ -136,10 +150,10 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 			if !errors.As(err, &he) {
 				return st, err
 			}
-			st.State, st.Verdict, st.Reason = Unknown, he.Judgement.Verdict.String(), he.Judgement.Reason
+			st.State, st.Verdict, st.Reason = Unknown, he.Judgement.Verdict, he.Judgement.Reason
 			return st, nil
 		}
-		defer os.Remove(BreakPath(file))
+		defer os.Remove(breakPath(file))
 	}
 	st = judgeMarker(st, self)
 	if st.State == Stale || (force && st.State == Unknown) {

@@ -3,8 +3,6 @@
 package supervise
 
 import (
-	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -62,13 +60,6 @@ func (c *Child) killAll() {
 }
 
 const waitRestEvery = 10 * time.Millisecond
-
-// Raise kills padrun by sig with no core dump. It returns only if padrun survived.
-func Raise(sig syscall.Signal) {
-	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) // Best effort.
-	signal.Reset(sig)
-	unix.Kill(os.Getpid(), sig) // Best effort.
-}
 
 const (
 	ioctlGetTermios = unix.TIOCGETA

@@ -3,8 +3,6 @@
 package supervise
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -65,9 +62,6 @@ func TestHelperProcess(t *testing.T) {
 		}
 		os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 		os.Exit(0)
-	case "raise-quit":
-		Raise(syscall.SIGQUIT)
-		os.Exit(3)
 	}
 }
 
@@ -190,23 +184,6 @@ func asExec(err error, e **ExecError) bool {
 	var ok bool
 	*e, ok = err.(*ExecError)
 	return ok
-}
-
-// Raise dies by the signal itself, with no goroutine dump and no core.
-func TestRaise_DiesBySignal_WithoutGoroutineDump(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"=raise-quit")
-	cmd.Dir = t.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGQUIT || ws.CoreDump() {
-		t.Fatalf("helper ended with %v (%v), want death by QUIT without core", err, fmt.Sprint(ws))
-	}
-	if strings.Contains(stderr.String(), "goroutine") {
-		t.Fatalf("goroutine dump on stderr:\n%s", stderr.String())
-	}
 }
 
 func TestDescendants_FindsAChild(t *testing.T) {

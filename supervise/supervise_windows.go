@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -91,6 +90,3 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration) S
 		}
 	}
 }
-
-// Raise cannot re-raise a signal on Windows; the caller exits 128+sig.
-func Raise(syscall.Signal) {}

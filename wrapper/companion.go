@@ -54,7 +54,7 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
-	dir, err := ControlDir()
+	dir, err := controlDir()
 	if err == nil && name == "pi" {
 		var path string
 		if path, err = writeCompanion(dir, "pi-companion", piCompanion); err == nil {
@@ -78,8 +78,8 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		plan.Watch = nil
 	}
 	if err != nil {
-		return "", &UsageError{"cannot set up the " + name + " companion: " + err.Error() +
-			"\npadrun: hint: fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}
+		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),
+			Advice: "fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}
 	}
 	return dir, nil
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/padrun/padrun/marker"
 )
@@ -29,8 +28,8 @@ import (
 // The socket is <dir>/<padrun pid>.sock, mode 0600, in a 0700 folder only the
 // user can change; it accepts only padrun's own uid and goes at every exit.
 
-// ControlRequest is one line a companion sends.
-type ControlRequest struct {
+// controlRequest is one line a companion sends.
+type controlRequest struct {
 	Op        string `json:"op"`
 	File      string `json:"file,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
@@ -43,8 +42,8 @@ type ControlRequest struct {
 	Switch bool `json:"switch,omitempty"`
 }
 
-// ControlReply is padrun's answer to one request.
-type ControlReply struct {
+// controlReply is padrun's answer to one request.
+type controlReply struct {
 	Result  string   `json:"result"`
 	Lines   []string `json:"lines,omitempty"`   // the refusal for people, each with "padrun: "
 	Verdict string   `json:"verdict,omitempty"` // the holder's verdict, when refused
@@ -52,8 +51,8 @@ type ControlReply struct {
 	Pid     int      `json:"pid,omitempty"`
 }
 
-// ControlPath names the control socket of the padrun with pid in dir.
-func ControlPath(dir string, pid int) string {
+// controlPath names the control socket of the padrun with pid in dir.
+func controlPath(dir string, pid int) string {
 	return filepath.Join(dir, strconv.Itoa(pid)+".sock")
 }
 
@@ -72,8 +71,8 @@ type control struct {
 
 // startControl creates the control socket in dir and serves it until stop
 // is called. Requests are handled by handle.
-func startControl(dir string, pid int, handle func(ControlRequest) ControlReply) (*control, error) {
-	path := ControlPath(dir, pid)
+func startControl(dir string, pid int, handle func(controlRequest) controlReply) (*control, error) {
+	path := controlPath(dir, pid)
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("wrapper: control socket %s: the path is longer than %d bytes", path, maxSocketPath)
 	}
@@ -97,7 +96,7 @@ func startControl(dir string, pid int, handle func(ControlRequest) ControlReply)
 	return c, nil
 }
 
-func (c *control) serve(handle func(ControlRequest) ControlReply) {
+func (c *control) serve(handle func(controlRequest) controlReply) {
 	defer c.wg.Done()
 	for {
 		conn, err := c.ln.Accept()
@@ -126,17 +125,17 @@ func (c *control) serve(handle func(ControlRequest) ControlReply) {
 
 // talk answers one connection's requests, a line each, after checking that
 // the peer runs as padrun's own uid.
-func (c *control) talk(conn net.Conn, handle func(ControlRequest) ControlReply) {
+func (c *control) talk(conn net.Conn, handle func(controlRequest) controlReply) {
 	enc := json.NewEncoder(conn)
 	if err := checkPeer(conn); err != nil {
-		enc.Encode(ControlReply{Result: "error", Error: err.Error()}) // Best effort.
+		enc.Encode(controlReply{Result: "error", Error: err.Error()}) // Best effort.
 		return
 	}
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	for sc.Scan() {
-		var req ControlRequest
-		reply := ControlReply{Result: "error", Error: "not a JSON request"}
+		var req controlRequest
+		reply := controlReply{Result: "error", Error: "not a JSON request"}
 		if json.Unmarshal(sc.Bytes(), &req) == nil {
 			reply = handle(req)
 		}
@@ -161,29 +160,29 @@ func (c *control) stop() {
 }
 
 // handleControl answers a companion's request for this session.
-func (s *session) handleControl(req ControlRequest) ControlReply {
+func (s *session) handleControl(req controlRequest) controlReply {
 	switch req.Op {
 	case "hello":
-		return ControlReply{Result: "ok", Pid: s.self.Pid}
+		return controlReply{Result: "ok", Pid: s.self.Pid}
 	case "claim", "release":
 	default:
-		return ControlReply{Result: "error", Error: fmt.Sprintf("unknown op %q", req.Op)}
+		return controlReply{Result: "error", Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}
 	if req.File == "" || !filepath.IsAbs(req.File) {
-		return ControlReply{Result: "error", Error: "the file must be an absolute path"}
+		return controlReply{Result: "error", Error: "the file must be an absolute path"}
 	}
 	file, err := CanonicalFile(req.File)
 	if err != nil {
-		return ControlReply{Result: "error", Error: err.Error()}
+		return controlReply{Result: "error", Error: err.Error()}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if req.Op == "release" {
 		if err := s.drop(file); err != nil {
-			return ControlReply{Result: "error", Error: err.Error()}
+			return controlReply{Result: "error", Error: err.Error()}
 		}
 		s.o.Log.Info().Str("file", file).Msg("companion released session file")
-		return ControlReply{Result: "released"}
+		return controlReply{Result: "released"}
 	}
 	err = s.take(file, req.SessionID)
 	if err != nil && req.Stop {
@@ -192,14 +191,17 @@ func (s *session) handleControl(req ControlRequest) ControlReply {
 	var held *marker.HeldError
 	switch {
 	case errors.As(err, &held):
-		lines := Refusal(held, time.Now(), nil) // no command line to queue: a switch inside the harness
+		lines := []string{err.Error()}
+		if s.o.Refusal != nil {
+			lines = s.o.Refusal(err)
+		}
 		for i := range lines {
 			lines[i] = "padrun: " + lines[i]
 		}
 		s.o.Log.Info().Str("file", file).Msg("companion claim refused")
-		return ControlReply{Result: "refused", Lines: lines, Verdict: held.Judgement.String()}
+		return controlReply{Result: "refused", Lines: lines, Verdict: held.Judgement.String()}
 	case err != nil:
-		return ControlReply{Result: "error", Error: err.Error()}
+		return controlReply{Result: "error", Error: err.Error()}
 	}
 	s.o.Log.Info().Str("file", file).Msg("companion claimed session file")
 	if req.Switch {
@@ -210,7 +212,7 @@ func (s *session) handleControl(req ControlRequest) ControlReply {
 		}
 		s.current = file
 	}
-	return ControlReply{Result: "claimed"}
+	return controlReply{Result: "claimed"}
 }
 
 // stopHarness ends the child at once, before it writes to a file padrun

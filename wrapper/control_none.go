@@ -11,7 +11,7 @@ import (
 // peer credentials it reads), so companions are unavailable.
 var errNoControl = errors.New("wrapper: companions need a control socket whose peer can be checked, which this platform lacks")
 
-// ControlDir has no safe home here: companions are unavailable.
-func ControlDir() (string, error) { return "", errNoControl }
+// controlDir has no safe home here: companions are unavailable.
+func controlDir() (string, error) { return "", errNoControl }
 
 func checkPeer(net.Conn) error { return errNoControl }

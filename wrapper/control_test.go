@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -32,7 +33,14 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 		t.Fatal(err)
 	}
 	self := ident.ReadSelf()
-	s := &session{o: Options{Log: zerolog.Nop()}, self: self, reg: reg}
+	refusal := func(err error) []string {
+		var held *marker.HeldError
+		if !errors.As(err, &held) {
+			return []string{"not a refusal: " + err.Error()}
+		}
+		return []string{"refused: " + held.File + " is in use by another session", "hint: wait"}
+	}
+	s := &session{o: Options{Log: zerolog.Nop(), Refusal: refusal}, self: self, reg: reg}
 	s.proto = marker.New(self, "", "", time.Now())
 	s.proto.Harness = "pi"
 	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Cwd: dir,
@@ -52,7 +60,7 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 }
 
 // ask sends one request on the control socket and reads the reply.
-func ask(t *testing.T, path string, req ControlRequest) ControlReply {
+func ask(t *testing.T, path string, req controlRequest) controlReply {
 	t.Helper()
 	conn, err := net.Dial("unix", path)
 	if err != nil {
@@ -60,7 +68,7 @@ func ask(t *testing.T, path string, req ControlRequest) ControlReply {
 	}
 	defer conn.Close()
 	json.NewEncoder(conn).Encode(req)
-	var r ControlReply
+	var r controlReply
 	line, err := bufio.NewReader(conn).ReadBytes('\n')
 	if err != nil {
 		t.Fatalf("read reply: %v", err)
@@ -71,10 +79,10 @@ func ask(t *testing.T, path string, req ControlRequest) ControlReply {
 	return r
 }
 
-func controlDir(t *testing.T) string {
+func testControlDir(t *testing.T) string {
 	t.Helper()
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	dir, err := ControlDir()
+	dir, err := controlDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +90,11 @@ func controlDir(t *testing.T) string {
 }
 
 func TestControl_ClaimFree_HeldByThisSession(t *testing.T) {
-	dir := controlDir(t)
+	dir := testControlDir(t)
 	s, ctl := testSession(t, dir)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	id := uuid.NewString()
-	if r := ask(t, ctl.path, ControlRequest{Op: "claim", File: file, SessionID: id}); r.Result != "claimed" {
+	if r := ask(t, ctl.path, controlRequest{Op: "claim", File: file, SessionID: id}); r.Result != "claimed" {
 		t.Fatalf("claim: %+v", r)
 	}
 	m, err := marker.Read(file)
@@ -103,10 +111,10 @@ func TestControl_ClaimFree_HeldByThisSession(t *testing.T) {
 		t.Errorf("record: session %q files %v", rec.SessionID, rec.Padrun.SessionFiles)
 	}
 	// A second claim of the same file is granted: it is this session's.
-	if r := ask(t, ctl.path, ControlRequest{Op: "claim", File: file}); r.Result != "claimed" {
+	if r := ask(t, ctl.path, controlRequest{Op: "claim", File: file}); r.Result != "claimed" {
 		t.Fatalf("second claim: %+v", r)
 	}
-	if r := ask(t, ctl.path, ControlRequest{Op: "release", File: file}); r.Result != "released" {
+	if r := ask(t, ctl.path, controlRequest{Op: "release", File: file}); r.Result != "released" {
 		t.Fatalf("release: %+v", r)
 	}
 	if _, err := os.Stat(marker.MarkerPath(file)); !os.IsNotExist(err) {
@@ -115,42 +123,42 @@ func TestControl_ClaimFree_HeldByThisSession(t *testing.T) {
 }
 
 func TestControl_ClaimHeld_Refused(t *testing.T) {
-	_, ctl := testSession(t, controlDir(t))
+	_, ctl := testSession(t, testControlDir(t))
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	self := ident.ReadSelf()
 	other := marker.New(self, "", uuid.NewString(), time.Now())
 	other.Harness = "pi"
-	l, err := marker.Acquire(file, other, self, nil) // a second open file: its flock is another holder's
+	l, err := marker.TryAcquire(file, other, self) // a second open file: its flock is another holder's
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	r := ask(t, ctl.path, ControlRequest{Op: "claim", File: file})
-	if r.Result != "refused" || r.Verdict == "" || len(r.Lines) != 4 {
+	r := ask(t, ctl.path, controlRequest{Op: "claim", File: file})
+	if r.Result != "refused" || r.Verdict == "" || len(r.Lines) != 2 {
 		t.Fatalf("claim of a held file: %+v", r)
 	}
 	if want := "padrun: refused: " + file + " is in use by another session"; r.Lines[0] != want {
 		t.Errorf("first line %q, want %q", r.Lines[0], want)
 	}
-	if !strings.HasPrefix(r.Lines[3], "padrun: hint: ") {
-		t.Errorf("last line %q is not a hint", r.Lines[3])
+	if r.Lines[1] != "padrun: hint: wait" {
+		t.Errorf("last line %q is not the hint", r.Lines[1])
 	}
 }
 
 func TestControl_BadRequests_AreErrors(t *testing.T) {
-	_, ctl := testSession(t, controlDir(t))
-	for _, req := range []ControlRequest{{Op: "claim"}, {Op: "claim", File: "rel.jsonl"}, {Op: "unlock", File: "/x"}} {
+	_, ctl := testSession(t, testControlDir(t))
+	for _, req := range []controlRequest{{Op: "claim"}, {Op: "claim", File: "rel.jsonl"}, {Op: "unlock", File: "/x"}} {
 		if r := ask(t, ctl.path, req); r.Result != "error" || r.Error == "" {
 			t.Errorf("%+v: %+v", req, r)
 		}
 	}
-	if r := ask(t, ctl.path, ControlRequest{Op: "hello"}); r.Result != "ok" || r.Pid != os.Getpid() {
+	if r := ask(t, ctl.path, controlRequest{Op: "hello"}); r.Result != "ok" || r.Pid != os.Getpid() {
 		t.Errorf("hello: %+v", r)
 	}
 }
 
 func TestControl_SocketAndFolderModes_RemovedAtStop(t *testing.T) {
-	dir := controlDir(t)
+	dir := testControlDir(t)
 	s, ctl := testSession(t, dir)
 	if fi, _ := os.Lstat(dir); fi.Mode().Perm() != 0o700 || !fi.IsDir() {
 		t.Errorf("folder %s: %v, want a 0700 folder", dir, fi.Mode())
@@ -159,7 +167,7 @@ func TestControl_SocketAndFolderModes_RemovedAtStop(t *testing.T) {
 	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket %s: %v %v, want a 0600 socket", ctl.path, fi.Mode(), err)
 	}
-	if ctl.path != ControlPath(dir, s.self.Pid) || filepath.Base(ctl.path) != strconv.Itoa(os.Getpid())+".sock" {
+	if ctl.path != controlPath(dir, s.self.Pid) || filepath.Base(ctl.path) != strconv.Itoa(os.Getpid())+".sock" {
 		t.Errorf("socket %s is not named by the session pid", ctl.path)
 	}
 	ctl.stop()
@@ -174,29 +182,29 @@ func TestControlDir_RefusesUnsafeFolders(t *testing.T) {
 	dir := filepath.Join(rt, "padrun")
 	os.Mkdir(dir, 0o700)
 	os.Chmod(dir, 0o770)
-	if _, err := ControlDir(); err == nil || !strings.Contains(err.Error(), "mode") {
+	if _, err := controlDir(); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Errorf("group-writable folder: %v", err)
 	}
 	os.Remove(dir)
 	target := t.TempDir()
 	os.Symlink(target, dir)
-	if _, err := ControlDir(); err == nil || !strings.Contains(err.Error(), "not a folder") {
+	if _, err := controlDir(); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("symlinked folder: %v", err)
 	}
 	os.Remove(dir)
-	if d, err := ControlDir(); err != nil || d != dir {
+	if d, err := controlDir(); err != nil || d != dir {
 		t.Errorf("fresh folder: %q %v", d, err)
 	}
 	if os.Getuid() == 0 {
 		os.Chown(dir, 65534, 65534)
-		if _, err := ControlDir(); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+		if _, err := controlDir(); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
 			t.Errorf("another user's folder: %v", err)
 		}
 	}
 }
 
 func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
-	dir := controlDir(t)
+	dir := testControlDir(t)
 	p, err := writeCompanion(dir, "pi-companion", piCompanion)
 	if err != nil {
 		t.Fatal(err)
@@ -273,13 +281,13 @@ func TestControlClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	json.NewEncoder(conn).Encode(ControlRequest{Op: "claim", File: os.Getenv("PADRUN_CONTROL_FILE")})
+	json.NewEncoder(conn).Encode(controlRequest{Op: "claim", File: os.Getenv("PADRUN_CONTROL_FILE")})
 	line, _ := bufio.NewReader(conn).ReadString('\n')
 	os.Stdout.WriteString(line)
 }
 
 func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
-	s, ctl := testSession(t, controlDir(t))
+	s, ctl := testSession(t, testControlDir(t))
 	t.Setenv("PADRUN_CONTROL", ctl.path)
 	t.Setenv("PAD_SESSION_PID", strconv.Itoa(s.self.Pid))
 	killed := 0
@@ -305,7 +313,7 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 		t.Errorf("the new transcript is not held: %v", err)
 	}
 	other := marker.New(s.self, "", uuid.NewString(), time.Now())
-	l, err := marker.Acquire(held, other, s.self, nil)
+	l, err := marker.TryAcquire(held, other, s.self)
 	if err != nil {
 		t.Fatal(err)
 	}

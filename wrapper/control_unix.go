@@ -13,11 +13,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ControlDir is the folder of padrun's control sockets and companion
+// controlDir is the folder of padrun's control sockets and companion
 // files: $XDG_RUNTIME_DIR/padrun, else padrun-<uid> in the temp folder.
 // It is created 0700 and must be the user's own real folder that nobody
 // else can write: anything else is refused, never repaired.
-func ControlDir() (string, error) {
+func controlDir() (string, error) {
 	dir := filepath.Join(os.TempDir(), "padrun-"+strconv.Itoa(os.Getuid()))
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
 		dir = filepath.Join(rt, "padrun")

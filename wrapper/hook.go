@@ -31,9 +31,9 @@ func ClaudeHook(stdin io.Reader, stderr io.Writer) int {
 	if err == nil && !filepath.IsAbs(in.Transcript) {
 		err = errors.New("no absolute transcript_path in the hook's input")
 	}
-	var reply ControlReply
+	var reply controlReply
 	if err == nil {
-		reply, err = askControl(ControlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
+		reply, err = askControl(controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: claude hook: %v\n", err)
@@ -60,8 +60,8 @@ var endHarness = stopHarness
 // askControl sends one request to this session's padrun and reads its
 // answer. The socket is $PADRUN_CONTROL, which must be named for
 // $PAD_SESSION_PID.
-func askControl(req ControlRequest) (ControlReply, error) {
-	var r ControlReply
+func askControl(req controlRequest) (controlReply, error) {
+	var r controlReply
 	path, pid := os.Getenv("PADRUN_CONTROL"), os.Getenv("PAD_SESSION_PID")
 	if path == "" || pid == "" || filepath.Base(path) != pid+".sock" {
 		return r, errors.New("no control socket of this padrun session (PADRUN_CONTROL, PAD_SESSION_PID)")

@@ -24,7 +24,7 @@ func parentSession() (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 || strconv.Itoa(n) != v { // canonical only: no sign, zeros or spaces
-		return 0, &UsageError{fmt.Sprintf("PAD_SESSION_PID=%q is not a positive integer", v)}
+		return 0, usagef("PAD_SESSION_PID=%q is not a positive integer", v)
 	}
 	return n, nil
 }
@@ -57,8 +57,8 @@ func CanonicalFile(p string) (string, error) {
 	return Resolve(p)
 }
 
-// CanonicalDir returns the name the kernel resolves dir to (see Resolve).
-func CanonicalDir(dir string) (string, error) {
+// canonicalDir returns the name the kernel resolves dir to (see Resolve).
+func canonicalDir(dir string) (string, error) {
 	return Resolve(dir)
 }
 
@@ -206,7 +206,7 @@ func checkNames(files []string, strict bool, warn func(string)) error {
 			continue
 		}
 		if strict {
-			return &UsageError{fmt.Sprintf("%s has %d names (hard links) and --strict is set: padrun cannot hold the other names", f, n)}
+			return usagef("%s has %d names (hard links) and --strict is set: padrun cannot hold the other names", f, n)
 		}
 		warn(fmt.Sprintf("%s has %d names (hard links): padrun holds it by this name only; a run through another name is not refused", f, n))
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,21 +16,6 @@ import (
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/wrapper/harness"
 )
-
-// pause waits for d, the deadline, or a signal, which aborts the run.
-func pause(sigs <-chan os.Signal, deadline time.Time, d time.Duration) error {
-	if left := time.Until(deadline); left < d {
-		d = left
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case sig := <-sigs:
-		return &AbortError{sig.(syscall.Signal)}
-	}
-}
 
 // watchEvents is what the folder watcher reports to the run.
 type watchEvents struct {
@@ -92,7 +75,7 @@ func (s *session) take(file, sessionID string) error {
 	m := s.proto
 	m.Nonce = uuid.NewString()
 	m.SessionID = sessionID
-	l, err := marker.Acquire(file, m, s.self, nil)
+	l, err := marker.TryAcquire(file, m, s.self)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ func unguarded(o Options, plan harness.Plan, files []string) error {
 		return nil
 	}
 	if o.Strict {
-		return &UsageError{"this run guards no session file (no --guard, and " + filepath.Base(plan.Argv[0]) + " is not a known harness) and --strict is set"}
+		return usagef("this run guards no session file (no --guard, and %s is not a known harness) and --strict is set", filepath.Base(plan.Argv[0]))
 	}
 	o.Log.Warn().Msg("this run guards no session file: name it with --guard PATH (or --harness pi, claude or codex)")
 	return nil

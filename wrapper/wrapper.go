@@ -5,19 +5,14 @@ package wrapper
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
@@ -55,23 +50,62 @@ type Options struct {
 	Record    string   // write the session's output to this file too
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
-	Stderr    io.Writer // where people read waiting notices
+	Stderr    io.Writer // the terminal people read, if any
+
+	// OnWait, when set, tells people once that the run waits for held.
+	OnWait func(held *marker.HeldError)
+	// Refusal words a refusal for people, one line each: the harness's
+	// companion shows it when a switch inside the harness is refused.
+	Refusal func(err error) []string
 
 	// NoCompanion leaves the harness without its companion: switches
 	// inside it are unguarded.
 	NoCompanion bool
 }
 
-// UsageError is a run that cannot start as asked (exit 125).
-type UsageError struct{ Msg string }
+// UsageError is a run that cannot start as asked (exit 125): Err says why,
+// Advice, when set, what to run instead.
+type UsageError struct {
+	Err    error
+	Advice string
+}
 
-func (e *UsageError) Error() string { return e.Msg }
+// usagef is a *UsageError; %w keeps the error it wraps.
+func usagef(format string, args ...any) *UsageError {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Hint says what to run instead, or "".
+func (e *UsageError) Hint() string { return e.Advice }
 
 // AbortError says a signal arrived before the child started: the run was
-// abandoned and padrun should die by that signal.
+// abandoned and padrun should die by that signal. It is the cancel cause of
+// the run's context.
 type AbortError struct{ Signal syscall.Signal }
 
 func (e *AbortError) Error() string { return "wrapper: aborted by " + e.Signal.String() }
+
+// WaitedError is a refusal after --wait ran out: how long the run waited.
+type WaitedError struct {
+	*marker.HeldError
+	Waited time.Duration
+}
+
+func (e *WaitedError) Unwrap() error { return e.HeldError }
+
+// ExecError says the command could not be run: not found (127), or not
+// executable (126).
+type ExecError = supervise.ExecError
+
+// Result is how the child ended.
+type Result struct {
+	Code     int            // exit code, when it exited
+	Signal   syscall.Signal // the signal that killed it, or 0
+	TimedOut bool           // --timeout ran out
+}
 
 // session is one run's state, for cleanup.
 type session struct {
@@ -81,10 +115,6 @@ type session struct {
 	reg   *registry.Registry
 	// parent is the outer session's pid (PAD_SESSION_PID), or 0.
 	parent int
-
-	// registered closes once the abort signals are registered: before a
-	// wait, so that a signal sent to a waiting padrun aborts it.
-	registered <-chan struct{}
 
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
@@ -106,46 +136,146 @@ type session struct {
 
 // Run runs the command as a guarded, supervised child and returns how it
 // ended. Call it from the goroutine locked to the main thread: the child is
-// killed when the thread that forked it exits.
-func Run(o Options) (st supervise.Status, err error) {
-	parent, err := parentSession()
-	if err != nil {
-		return st, err
-	}
-	// Registering a signal costs a round trip to the runtime's signal
-	// thread: do it beside the work up to the fork. The handlers stay
-	// installed after Run returns: padrun exits right after, and a signal
-	// that arrives during cleanup must not cut it short.
+// killed when the thread that forked it exits. A signal that arrives before
+// the child starts abandons the run with an *AbortError.
+func Run(o Options) (Result, error) {
+	// The handlers stay installed after Run returns: padrun exits right
+	// after, and a signal that arrives during cleanup must not cut it short.
 	sigs := make(chan os.Signal, 16)
 	supervise.KeepIgnored()
-	registered := notify(sigs, supervise.Abort)
-	go warmJSON()
+	notify(sigs, supervise.Abort)
+	ctx, handOver := abortContext(sigs)
+	defer handOver()
 
-	s := &session{o: o, self: ident.ReadSelf(), parent: parent, registered: registered}
-	cwd, err := CanonicalDir(".")
+	s, r, err := prepare(o)
 	if err != nil {
-		return st, err
+		return Result{}, err
 	}
-	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
-	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
-		Getenv: os.Getenv, Cwd: cwd, Home: home, NoPin: o.NoPin, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
+	defer s.cleanup()
+	if err := s.acquire(ctx, r.files); err != nil {
+		return Result{}, err
+	}
+	s.tree.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
+	// The record may be another session's: touch it only once this run
+	// holds every file, so a refused run changes nothing.
+	if o.Record != "" {
+		f, err := openRecord(o.Record)
+		if err != nil {
+			return Result{}, err
+		}
+		defer f.Close()
+		r.record = f
+	}
+	if err := s.register(ctx, r); err != nil {
+		return Result{}, err
+	}
+	if r.ctlDir != "" {
+		ctl, err := startControl(r.ctlDir, s.self.Pid, s.handleControl)
+		if err != nil {
+			return Result{}, err
+		}
+		defer ctl.stop() // before cleanup: no claim comes in while it runs
+		r.env = append(r.env, "PADRUN_CONTROL="+ctl.path)
+	}
+	if err := handOver(); err != nil {
+		return Result{}, err
+	}
+	// The watch starts before the child: a file it creates at once is seen.
+	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
+	defer stopWatch()
+	child, err := supervise.Start(supervise.Spec{
+		Path: r.path, Args: r.plan.Argv, Env: r.env,
+		Pty: o.Pty, Record: r.record, Tree: s.tree, Inherit: s.lockFds(),
 	})
 	if err != nil {
-		return st, &UsageError{err.Error()}
+		return Result{}, err
+	}
+	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
+	defer child.Close()              // the terminal is restored on every path, before cleanup
+	notify(sigs, supervise.Late)
+	watchChild(child.Pid)
+	return s.supervise(child, sigs, stopWatch)
+}
+
+// run is what prepare learns of the run before it acquires anything.
+type run struct {
+	plan   harness.Plan
+	files  []string // the files to acquire, canonical and sorted
+	cwd    string
+	agent  string
+	path   string // the command, found in PATH
+	ctlDir string // the companion's control folder, or ""
+	now    time.Time
+	env    []string  // the child's environment
+	record io.Writer // --record's file, once opened
+}
+
+// prepare resolves what the run guards and how, and readies the session:
+// its marker, its cgroup's name and the registry. It changes nothing on disk
+// but the companion's file.
+func prepare(o Options) (*session, *run, error) {
+	parent, err := parentSession()
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &session{o: o, self: ident.ReadSelf(), parent: parent}
+	r := &run{now: time.Now()}
+	if r.cwd, err = canonicalDir("."); err != nil {
+		return nil, nil, err
+	}
+	if err := s.resolve(r); err != nil {
+		return nil, nil, err
+	}
+	if r.ctlDir, err = s.setupCompanion(&r.plan); err != nil {
+		return nil, nil, err
+	}
+	if r.path, err = supervise.LookPath(r.plan.Argv[0], os.Getenv("PATH")); err != nil {
+		return nil, nil, err
+	}
+	r.agent = resolveAgent(o.Agent, r.cwd, r.plan.Harness)
+	if s.reg, err = openRegistry(); err != nil {
+		return nil, nil, err
+	}
+	s.reg.OnWait = func(holder string) {
+		o.Log.Warn().Str("holder", holder).Msg("waiting for the registry's lock (at most " + registry.LockWait.String() + ")")
+	}
+	s.proto = marker.New(s.self, "", "", r.now)
+	p := &s.proto
+	p.Version, p.Harness, p.Mode, p.Agent = Version, r.plan.Harness, r.plan.Mode, r.agent
+	p.SessionID = r.plan.SessionID
+	p.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
+	s.tree = supervise.NewTree(fmt.Sprintf("%d-%s", s.self.Pid, s.self.StartToken))
+	if s.tree != nil {
+		p.Cgroup = s.tree.Path
+	}
+	r.env = childEnv(os.Environ(), s.self.Pid, r.agent, r.files)
+	return s, r, nil
+}
+
+// resolve reads the command line as its harness's and names the files to
+// guard, warning of or, under --strict, refusing what it cannot guard.
+func (s *session) resolve(r *run) error {
+	o := s.o
+	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
+	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
+		Getenv: os.Getenv, Cwd: r.cwd, Home: home, NoPin: o.NoPin, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
+	})
+	if err != nil {
+		return &UsageError{Err: err}
 	}
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {
-		return st, &UsageError{err.Error()}
+		return &UsageError{Err: err}
 	}
 	if err := unguarded(o, plan, files); err != nil {
-		return st, err
+		return err
 	}
 	if err := checkNames(files, o.Strict, func(msg string) { o.Log.Warn().Msg(msg) }); err != nil {
-		return st, err
+		return err
 	}
 	if plan.Unknown != "" {
 		if o.Strict {
-			return st, &UsageError{"cannot name the session file before " + plan.Harness + " runs (" + plan.Unknown + ") and --strict is set"}
+			return usagef("cannot name the session file before %s runs (%s) and --strict is set", plan.Harness, plan.Unknown)
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
@@ -156,98 +286,32 @@ func Run(o Options) (st supervise.Status, err error) {
 	if len(plan.Files) > 0 {
 		s.current, _ = CanonicalFile(plan.Files[0])
 	}
-	ctlDir, err := s.setupCompanion(&plan)
-	if err != nil {
-		return st, err
-	}
-	path, err := supervise.LookPath(plan.Argv[0], os.Getenv("PATH"))
-	if err != nil {
-		return st, err
-	}
-	agent := resolveAgent(o.Agent, cwd, plan.Harness)
+	r.plan, r.files = plan, files
+	return nil
+}
 
-	reg, err := openRegistry()
-	if err != nil {
-		return st, err
-	}
-	reg.OnWait = func(holder string) {
-		o.Log.Warn().Str("holder", holder).Msg("waiting for the registry's lock (at most " + registry.LockWait.String() + ")")
-	}
-	defer s.cleanup()
-	now := time.Now()
-	proto := marker.New(s.self, "", "", now)
-	proto.Version, proto.Harness, proto.Mode, proto.Agent = Version, plan.Harness, plan.Mode, agent
-	proto.SessionID = plan.SessionID
-	proto.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
-	s.tree = supervise.NewTree(fmt.Sprintf("%d-%s", s.self.Pid, s.self.StartToken))
-	if s.tree != nil {
-		proto.Cgroup = s.tree.Path
-	}
-	s.proto = proto
-	if err := s.acquire(files, proto, sigs); err != nil {
-		return st, err
-	}
-	s.tree.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
-	// The record may be another session's: touch it only once this run
-	// holds every file, so a refused run changes nothing.
-	var record io.Writer
-	if o.Record != "" {
-		f, err := openRecord(o.Record)
-		if err != nil {
-			return st, err
-		}
-		defer f.Close()
-		record = f
-	}
-	s.reg = reg
+// register writes the session's registry record, before the child starts.
+func (s *session) register(ctx context.Context, r *run) error {
 	s.rec = &registry.Record{
 		SessionPID: s.self.Pid, SessionPIDSource: "self", SessionPIDVerified: true,
-		ProcStart: ident.Token(s.self.StartToken), SessionID: plan.SessionID, Agent: agent,
-		Pid: s.self.Pid, Cwd: cwd, RegisteredAt: now.UTC().Format(time.RFC3339Nano),
+		ProcStart: ident.Token(s.self.StartToken), SessionID: r.plan.SessionID, Agent: r.agent,
+		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
 		Padrun: &registry.Padrun{
-			Version: Version, Harness: plan.Harness, Mode: plan.Mode,
-			SessionFiles: files, Markers: markers(files),
-			ParentSessionPid: parent, Command: filepath.Base(plan.Argv[0]),
+			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
+			SessionFiles: r.files, Markers: markers(r.files),
+			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
 		},
 	}
-	ctx, stop := signalContext()
-	err = reg.Write(ctx, s.rec)
-	stop()
-	if err != nil {
+	if err := s.reg.Write(ctx, s.rec); err != nil {
 		s.rec = nil
-		var sig *interrupted
-		if errors.As(err, &sig) {
-			return st, &AbortError{sig.sig}
-		}
-		return st, err
+		return err
 	}
-	env := childEnv(os.Environ(), s.self.Pid, agent, files)
-	if ctlDir != "" {
-		ctl, err := startControl(ctlDir, s.self.Pid, s.handleControl)
-		if err != nil {
-			return st, err
-		}
-		defer ctl.stop() // before cleanup: no claim comes in while it runs
-		env = append(env, "PADRUN_CONTROL="+ctl.path)
-	}
-	<-registered
-	select {
-	case sig := <-sigs:
-		return st, &AbortError{sig.(syscall.Signal)}
-	default:
-	}
-	// The watch starts before the child: a file it creates at once is seen.
-	stopWatch, watchChild := s.watch(plan.Watch, now)
-	defer stopWatch()
-	child, err := supervise.Start(supervise.Spec{
-		Path: path, Args: plan.Argv, Env: env,
-		Pty: o.Pty, Record: record, Tree: s.tree, Inherit: s.lockFds(),
-	})
-	if err != nil {
-		return st, err
-	}
-	defer remindUnknown(o, plan)() // last, once the terminal is restored
-	defer child.Close()            // the terminal is restored on every path, before cleanup
+	return nil
+}
+
+// supervise runs the started child to its end, then ends what it left of
+// its session.
+func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopWatch func()) (Result, error) {
 	s.mu.Lock()
 	s.kill = child.Kill
 	stopped := s.stopped
@@ -255,20 +319,18 @@ func Run(o Options) (st supervise.Status, err error) {
 	if stopped != nil {
 		child.Kill() // a claim was refused before the child was known
 	}
-	notify(sigs, supervise.Late)
-	o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
+	s.o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
 	stopRecord := s.recordChild(childInfo{pid: child.Pid, pgid: child.Pgid, sid: child.Sid, inCgroup: child.Cgroup != ""})
-	stopHeartbeat := s.heartbeat(o.Heartbeat)
-	watchChild(child.Pid)
-	st = child.Supervise(sigs, o.Grace, o.Timeout)
-	o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
+	stopHeartbeat := s.heartbeat(s.o.Heartbeat)
+	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout)
+	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()
 	stopHeartbeat()
 	stopRecord()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return st, s.stopped
+	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
 }
 
 // remindUnknown returns what says, once an interactive harness on a
@@ -300,127 +362,7 @@ func signalName(s syscall.Signal) string {
 func openRecord(path string) (*os.File, error) {
 	f, err := safefile.Create(path)
 	if err != nil {
-		return nil, &UsageError{"cannot write the record: " + err.Error()}
+		return nil, usagef("cannot write the record: %w", err)
 	}
 	return f, nil
-}
-
-// warmJSON builds encoding/json's encoders for markers and records, which
-// it otherwise builds on first use, beside the rest of the start-up.
-func warmJSON() {
-	json.Marshal(marker.Marker{})                             // Best effort: only a cache is filled.
-	json.Marshal(registry.Record{Padrun: &registry.Padrun{}}) // Best effort.
-}
-
-// notify registers sigs for delivery in the background, except those
-// ignored at start: they stay ignored, for padrun and, through exec, for its
-// child. The channel it returns closes once all are registered.
-func notify(c chan<- os.Signal, sigs []os.Signal) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for _, s := range sigs {
-			if !signal.Ignored(s) {
-				signal.Notify(c, s)
-			}
-		}
-	}()
-	return done
-}
-
-// acquire takes every file in sorted order, waiting up to o.Wait while one
-// is held. A waiter holds nothing while it waits.
-func (s *session) acquire(files []string, proto marker.Marker, sigs <-chan os.Signal) error {
-	deadline := time.Now().Add(s.o.Wait)
-	blockOn := ""
-	said := false
-	for {
-		err := s.acquireAll(files, proto, blockOn, sigs, deadline)
-		var held *marker.HeldError
-		if errors.As(err, &held) && s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
-			held.Outer, held.Waitable = true, false // it outlives this run
-		}
-		if err == nil || !errors.As(err, &held) || !held.Waitable {
-			return err
-		}
-		if !time.Now().Before(deadline) {
-			if s.o.Wait > 0 {
-				return &WaitedError{HeldError: held, Waited: s.o.Wait}
-			}
-			return err
-		}
-		if !said {
-			<-s.registered
-			fmt.Fprintf(s.o.Stderr, "padrun: waiting up to %s for %s: %s\n", s.o.Wait, held.File, Describe(held, time.Now()))
-			said = true
-		}
-		blockOn = ""
-		if held.Busy {
-			blockOn = held.File // block on its lock: no polling
-			continue
-		}
-		if err := pause(sigs, deadline, 200*time.Millisecond); err != nil {
-			return err
-		}
-	}
-}
-
-// acquireAll takes every file, blockOn first and waiting for it, the others
-// without waiting. On failure it releases what it took.
-func (s *session) acquireAll(files []string, proto marker.Marker, blockOn string, sigs <-chan os.Signal, deadline time.Time) error {
-	order := files
-	if blockOn != "" {
-		order = append([]string{blockOn}, slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == blockOn })...)
-	}
-	for _, f := range order {
-		m := proto
-		m.Nonce = uuid.NewString()
-		var l *marker.Lock
-		var err error
-		if f == blockOn {
-			l, err = acquireWaiting(f, m, s.self, sigs, deadline)
-		} else {
-			l, err = marker.Acquire(f, m, s.self, nil)
-		}
-		if err != nil {
-			s.release()
-			return err
-		}
-		s.warnFS(l)
-		s.locks = append(s.locks, l)
-	}
-	return nil
-}
-
-// acquireWaiting acquires f, blocking on its busy lock until the deadline
-// or a signal.
-func acquireWaiting(f string, m marker.Marker, self ident.Self, sigs <-chan os.Signal, deadline time.Time) (*marker.Lock, error) {
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	aborted := make(chan syscall.Signal, 1)
-	stop, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		select {
-		case sig := <-sigs:
-			aborted <- sig.(syscall.Signal)
-			cancel()
-		case <-stop:
-		}
-	}()
-	l, err := marker.Acquire(f, m, self, ctx.Done())
-	close(stop)
-	<-finished
-	select {
-	case sig := <-aborted:
-		if l != nil {
-			l.Release() // Best effort: the run is abandoned.
-		}
-		return nil, &AbortError{sig}
-	default:
-	}
-	if err == marker.ErrCanceled {
-		return marker.Acquire(f, m, self, nil) // the deadline: one last try, for the refusal
-	}
-	return l, err
 }

@@ -6,13 +6,15 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/padrun/padrun/wrapper"
 )
 
 // The completion scripts are written from the same verbs and flags as the
 // help: a flag added there completes everywhere.
 
-func setupCompletion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
-	return func(args []string, stdout, stderr io.Writer) int {
+func setupCompletion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+	return func(args []string, stdout, _ io.Writer) error {
 		switch args[0] {
 		case "bash":
 			bashCompletion(stdout)
@@ -21,10 +23,9 @@ func setupCompletion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
 		case "fish":
 			fishCompletion(stdout)
 		default:
-			fmt.Fprintf(stderr, "padrun: completion: unknown shell %q\npadrun: hint: padrun completion bash|zsh|fish\n", args[0])
-			return exitFailed
+			return &wrapper.UsageError{Err: fmt.Errorf("completion: unknown shell %q", args[0]), Advice: "padrun completion bash|zsh|fish"}
 		}
-		return 0
+		return nil
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/padrun/padrun/wrapper"
 )
 
 // The help text is data: the same verbs, flags and variables make the help,
@@ -70,7 +72,7 @@ type verb struct {
 	min, max int  // how many arguments it takes; max -1: no limit
 	hidden   bool // run by padrun's companions, not by people: left out of help and completion
 	// setup declares the verb's flags and returns what runs it.
-	setup func(fs *pflag.FlagSet) func(args []string, stdout, stderr io.Writer) int
+	setup func(fs *pflag.FlagSet) func(args []string, stdout, stderr io.Writer) error
 }
 
 // verbs are padrun's subcommands, in help order; any other first word is a
@@ -99,7 +101,7 @@ func findVerb(name string) *verb {
 }
 
 // flagSet returns the verb's flags, -h/--help included.
-func (v *verb) flagSet() (*pflag.FlagSet, func([]string, io.Writer, io.Writer) int, *bool) {
+func (v *verb) flagSet() (*pflag.FlagSet, func([]string, io.Writer, io.Writer) error, *bool) {
 	fs := newFlagSet("padrun " + v.name)
 	run := v.setup(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
@@ -133,15 +135,14 @@ func (v *verb) help(w io.Writer) {
 }
 
 // runVerb parses the verb's flags and arguments and runs it.
-func (v *verb) runVerb(args []string, stdout, stderr io.Writer) int {
+func (v *verb) runVerb(args []string, stdout, stderr io.Writer) error {
 	fs, run, help := v.flagSet()
 	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "padrun: %s: %v\npadrun: hint: %s\n", v.name, err, v.synopsis())
-		return exitFailed
+		return &wrapper.UsageError{Err: fmt.Errorf("%s: %w", v.name, err), Advice: v.synopsis()}
 	}
 	if *help {
 		v.help(stdout)
-		return 0
+		return nil
 	}
 	n := fs.NArg()
 	if n < v.min || (v.max >= 0 && n > v.max) {
@@ -149,8 +150,7 @@ func (v *verb) runVerb(args []string, stdout, stderr io.Writer) int {
 		if n > v.min {
 			what = fmt.Sprintf("unexpected argument %q", fs.Arg(max(v.max, 0)))
 		}
-		fmt.Fprintf(stderr, "padrun: %s: %s\npadrun: hint: %s\n", v.name, what, v.synopsis())
-		return exitFailed
+		return &wrapper.UsageError{Err: fmt.Errorf("%s: %s", v.name, what), Advice: v.synopsis()}
 	}
 	return run(fs.Args(), stdout, stderr)
 }

@@ -32,11 +32,11 @@ func (f logFlags) logger(stderr io.Writer) (logs, error) {
 	level := orEnv(f.level, "PADRUN_LOG_LEVEL", "warn")
 	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
 	if err != nil || level == "" {
-		return newLogger(logFlags{}, stderr), &usageError{fmt.Sprintf("unknown log level %q (want debug, info, warn or error)", level)}
+		return newLogger(logFlags{}, stderr), usagef("unknown log level %q (want debug, info, warn or error)", level)
 	}
 	f.format = orEnv(f.format, "PADRUN_LOG_FORMAT", "console")
 	if f.format != "console" && f.format != "json" {
-		return newLogger(logFlags{}, stderr), &usageError{fmt.Sprintf("unknown log format %q (want console or json)", f.format)}
+		return newLogger(logFlags{}, stderr), usagef("unknown log format %q (want console or json)", f.format)
 	}
 	out := stderr
 	if path := orEnv(f.file, "PADRUN_LOG_FILE", ""); path != "" {

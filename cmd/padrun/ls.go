@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/registry"
-	"github.com/padrun/padrun/wrapper"
 )
 
 // The columns of ls's table, and the order in which they give way to fit
@@ -41,7 +40,7 @@ func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 			file = tilde(files[0], home)
 		}
 		table = append(table, []string{dash(e.Agent), pidOf(e), e.Liveness.String(), harnessOf(e), dash(modeOf(e)),
-			dash(e.SessionID), file, dash(tilde(e.Cwd, home)), wrapper.Age(now.Sub(e.Time))})
+			dash(e.SessionID), file, dash(tilde(e.Cwd, home)), age(now.Sub(e.Time))})
 		for _, f := range files[min(1, len(files)):] {
 			table = append(table, []string{"", "", "", "", "", "", tilde(f, home), "", ""})
 		}

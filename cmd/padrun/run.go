@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/padrun/padrun/marker"
-	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper"
 )
 
@@ -23,10 +23,18 @@ const (
 	exitNotFound      = 127
 )
 
-// usageError is a bad command line: exit 125 with a hint.
-type usageError struct{ msg string }
+// usageHint is what a bad command line of the run is told.
+const usageHint = "padrun [flags] -- COMMAND [ARG...]; see padrun --help"
 
-func (e *usageError) Error() string { return e.msg }
+// usagef is a bad command line of the run: exit 125 with a hint.
+func usagef(format string, args ...any) error {
+	return &wrapper.UsageError{Err: fmt.Errorf(format, args...), Advice: usageHint}
+}
+
+// exitStatus is an exit status whose reason was already printed.
+type exitStatus int
+
+func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)) }
 
 // run runs padrun with args and returns its exit status. It returns only
 // when padrun did not die by a signal.
@@ -34,14 +42,14 @@ func run(args []string) int {
 	stderr := os.Stderr
 	if len(args) > 0 {
 		if v := findVerb(args[0]); v != nil {
-			return v.runVerb(args[1:], os.Stdout, stderr)
+			return exit(v.runVerb(args[1:], os.Stdout, stderr), logs{}, stderr, nil)
 		}
 	}
 	o, logs, queue, err := parseRun(args, stderr)
 	if err != nil {
 		return exit(err, logs, stderr, nil)
 	}
-	st, err := wrapper.Run(o)
+	res, err := wrapper.Run(o)
 	if err != nil {
 		code := exit(err, logs, stderr, queue)
 		if code == exitNotFound && len(args) > 0 && len(o.Command) > 0 && args[0] == o.Command[0] {
@@ -52,13 +60,13 @@ func run(args []string) int {
 		return code
 	}
 	switch {
-	case st.TimedOut:
+	case res.TimedOut:
 		return exitTimeout
-	case st.Signal != 0:
-		supervise.Raise(st.Signal)
-		return 128 + int(st.Signal)
+	case res.Signal != 0:
+		raise(res.Signal)
+		return 128 + int(res.Signal)
 	}
-	return st.Code
+	return res.Code
 }
 
 // runFlags holds the command-line settings of a run.
@@ -94,7 +102,7 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	help := fs.BoolP("help", "h", false, "show this help")
 	logs := newLogger(logFlags{}, stderr)
 	if err := fs.Parse(args); err != nil {
-		return f.Options, logs, nil, &usageError{err.Error()}
+		return f.Options, logs, nil, &wrapper.UsageError{Err: err, Advice: usageHint}
 	}
 	switch {
 	case *help:
@@ -109,12 +117,16 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 		return f.Options, logs, nil, err
 	}
 	if fs.NArg() == 0 {
-		return f.Options, logs, nil, &usageError{"no command given"}
+		return f.Options, logs, nil, usagef("no command given")
 	}
 	if f.Wait < 0 || f.Timeout < 0 || f.Grace < 0 || f.Heartbeat < 0 {
-		return f.Options, logs, nil, &usageError{"durations must not be negative"}
+		return f.Options, logs, nil, usagef("durations must not be negative")
 	}
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
+	f.OnWait = func(held *marker.HeldError) {
+		fmt.Fprintf(stderr, "padrun: waiting up to %s for %s: %s\n", f.Wait, held.File, describe(held, time.Now()))
+	}
+	f.Refusal = func(err error) []string { return refusal(err, time.Now(), nil) } // no command line to queue: a switch inside the harness
 	return f.Options, logs, queueCommand(os.Args[0], args, len(args)-fs.NArg()), nil
 }
 
@@ -135,24 +147,25 @@ func queueCommand(argv0 string, args []string, cmdAt int) []string {
 // exit is the one place where an error becomes an exit status.
 func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 	var (
+		status exitStatus
 		held   *marker.HeldError
 		unsafe *marker.UnsafeError
-		exe    *supervise.ExecError
+		exe    *wrapper.ExecError
 		abort  *wrapper.AbortError
-		bad    *usageError
-		wusage *wrapper.UsageError
 	)
 	switch {
-	case errors.Is(err, errHelp):
+	case err == nil, errors.Is(err, errHelp):
 		return 0
+	case errors.As(err, &status):
+		return int(status)
 	case errors.As(err, &held):
-		for _, line := range wrapper.Refusal(err, time.Now(), queue) {
+		for _, line := range refusal(err, time.Now(), queue) {
 			fmt.Fprintln(stderr, "padrun: "+line)
 		}
 		refusalEvent(logs, held)
 		return exitRefused
 	case errors.As(err, &abort):
-		supervise.Raise(abort.Signal)
+		raise(abort.Signal)
 		return 128 + int(abort.Signal)
 	case errors.As(err, &exe):
 		if exe.NotExecutable {
@@ -165,19 +178,8 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		fmt.Fprintf(stderr, "padrun: %s %s\n", unsafe.Path, unsafe.Why)
 		fmt.Fprintf(stderr, "padrun: hint: padrun never follows or replaces it; inspect it with: ls -l %s\n", unsafe.Path)
 		return exitFailed
-	case errors.As(err, &bad):
-		fmt.Fprintln(stderr, "padrun: "+bad.msg)
-		fmt.Fprintln(stderr, "padrun: hint: padrun [flags] -- COMMAND [ARG...]; see padrun --help")
-		return exitFailed
-	case errors.As(err, &wusage):
-		fmt.Fprintln(stderr, "padrun: "+wusage.Msg)
-		return exitFailed
 	}
-	fmt.Fprintln(stderr, "padrun: "+err.Error())
-	var hinted interface{ Hint() string }
-	if errors.As(err, &hinted) {
-		fmt.Fprintln(stderr, "padrun: hint: "+hinted.Hint())
-	}
+	printError(stderr, err)
 	return exitFailed
 }
 
@@ -186,7 +188,7 @@ func refusalEvent(logs logs, e *marker.HeldError) {
 		return
 	}
 	ev := logs.Error().Str("event", "refused").Str("file", e.File).
-		Str("verdict", e.Judgement.Verdict.String()).Str("reason", e.Judgement.Reason).Bool("busy", e.Busy)
+		Str("verdict", e.Judgement.Verdict.String()).Str("reason", e.Judgement.Reason).Bool("busy", e.Kind == marker.HeldBusy)
 	if m := e.Holder; m != nil {
 		ev = ev.Str("holder_tool", m.Tool).Int("holder_pid", m.Pid).Int("holder_child_pid", m.ChildPid).
 			Str("holder_agent", m.Agent).Str("holder_host", m.Hostname).Str("holder_since", m.CreatedAt)

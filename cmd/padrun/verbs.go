@@ -49,73 +49,72 @@ func init() {
 	}
 }
 
-func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
-	return func(args []string, _, stderr io.Writer) int {
+func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+	return func(args []string, _, stderr io.Writer) error {
 		if args[0] != "claude-hook" {
-			fmt.Fprintln(stderr, "padrun: usage: padrun companion claude-hook (run by claude's hooks, reading the hook's JSON on stdin)")
-			return exitFailed
+			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", args[0]),
+				Advice: "padrun companion claude-hook (run by claude's hooks, reading the hook's JSON on stdin)"}
 		}
-		return wrapper.ClaudeHook(os.Stdin, stderr)
+		if code := wrapper.ClaudeHook(os.Stdin, stderr); code != 0 {
+			return exitStatus(code) // claude reads the hook's status: 2 blocks
+		}
+		return nil
 	}
 }
 
-func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
-	return func(args []string, stdout, stderr io.Writer) int {
-		files, code := fileArgs("status", args, stderr)
-		if files == nil {
-			return code
+	return func(args []string, stdout, _ io.Writer) error {
+		files, err := fileArgs("status", args)
+		if err != nil {
+			return err
 		}
 		self, now := ident.ReadSelf(), time.Now()
 		all := make([]marker.Status, 0, len(files))
-		code = 0
+		var free error
 		for _, f := range files {
 			st := marker.Inspect(f, self, now)
 			all = append(all, st)
 			if !st.Free() {
-				code = exitRefused
+				free = exitStatus(exitRefused)
 			}
 		}
 		if *asJSON {
 			writeJSON(stdout, all)
-			return code
+			return free
 		}
 		for _, st := range all {
 			printStatus(stdout, st, now)
 		}
-		return code
+		return free
 	}
 }
 
 func printStatus(w io.Writer, st marker.Status, now time.Time) {
 	fmt.Fprintf(w, "%s: %s\n", st.File, st.State)
 	if st.Holder != nil {
-		fmt.Fprintf(w, "  holder: %s\n", wrapper.HolderLine(st.Holder, now))
+		fmt.Fprintf(w, "  holder: %s\n", holderLine(st.Holder, now))
 	}
 	if st.Reason != "" {
-		v := st.Verdict
-		if v == "" {
-			v = "unknown"
-		}
-		fmt.Fprintf(w, "  verdict: %s: %s\n", v, st.Reason)
+		fmt.Fprintf(w, "  verdict: %s: %s\n", st.Verdict, st.Reason)
 	}
 	if st.LocalFlock != "" {
 		fmt.Fprintf(w, "  filesystem: %s, whose flock does not reach other machines: their holders are judged by the marker\n", st.LocalFlock)
 	}
 }
 
-func setupUnlock(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+func setupUnlock(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	force := fs.Bool("force", false, "also remove a marker whose holder cannot be judged")
-	return func(args []string, stdout, stderr io.Writer) int { return unlock(args, *force, stdout, stderr) }
+	return func(args []string, stdout, stderr io.Writer) error { return unlock(args, *force, stdout, stderr) }
 }
 
-func unlock(args []string, force bool, stdout, stderr io.Writer) int {
-	files, code := fileArgs("unlock", args, stderr)
-	if files == nil {
-		return code
+func unlock(args []string, force bool, stdout, stderr io.Writer) error {
+	files, err := fileArgs("unlock", args)
+	if err != nil {
+		return err
 	}
 	self := ident.ReadSelf()
-	code = 0
+	code := 0
 	for _, f := range files {
 		before := marker.Inspect(f, self, time.Now())
 		st, err := marker.Unlock(f, self, force)
@@ -139,79 +138,77 @@ func unlock(args []string, force bool, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	return code
+	if code != 0 {
+		return exitStatus(code)
+	}
+	return nil
 }
 
 // fileArgs makes the verb's file arguments canonical like the run's.
-func fileArgs(verb string, args []string, stderr io.Writer) ([]string, int) {
+func fileArgs(verb string, args []string) ([]string, error) {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "padrun: %s: no file given\npadrun: hint: padrun %s FILE...\n", verb, verb)
-		return nil, exitFailed
+		return nil, &wrapper.UsageError{Err: fmt.Errorf("%s: no file given", verb), Advice: "padrun " + verb + " FILE..."}
 	}
 	files := make([]string, 0, len(args))
 	for _, a := range args {
 		f, err := wrapper.CanonicalFile(a)
 		if err != nil {
-			fmt.Fprintf(stderr, "padrun: %s: %v\n", verb, err)
-			return nil, exitFailed
+			return nil, fmt.Errorf("%s: %w", verb, err)
 		}
 		files = append(files, f)
 	}
-	return files, 0
+	return files, nil
 }
 
-func openRegistry(stderr io.Writer) (*registry.Registry, bool) {
+func openRegistry(stderr io.Writer) (*registry.Registry, error) {
 	dir, err := registry.Dir()
-	if err == nil {
-		var r *registry.Registry
-		if r, err = registry.Open(dir); err == nil {
-			r.OnWait = func(holder string) {
-				fmt.Fprintf(stderr, "padrun: waiting for the registry's lock, held by %s (at most %s)\n", dash(holder), registry.LockWait)
-			}
-			return r, true
-		}
+	if err != nil {
+		return nil, err
 	}
-	printError(stderr, err)
-	return nil, false
+	r, err := registry.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.OnWait = func(holder string) {
+		fmt.Fprintf(stderr, "padrun: waiting for the registry's lock, held by %s (at most %s)\n", dash(holder), registry.LockWait)
+	}
+	return r, nil
 }
 
 // printError reports err, with its hint when it has one.
 func printError(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "padrun: %v\n", err)
 	var h interface{ Hint() string }
-	if errors.As(err, &h) {
+	if errors.As(err, &h) && h.Hint() != "" {
 		fmt.Fprintf(stderr, "padrun: hint: %s\n", h.Hint())
 	}
 }
 
-func setupLs(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+func setupLs(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	all := fs.Bool("all", false, "also list dead sessions")
 	asJSON := fs.Bool("json", false, "print JSON")
 	agent := fs.String("agent", "", "only sessions of agent `NAME`")
 	cwd := fs.String("cwd", "", "only sessions started in folder `DIR`")
-	return func(_ []string, stdout, stderr io.Writer) int { return ls(*all, *asJSON, *agent, *cwd, stdout, stderr) }
+	return func(_ []string, stdout, stderr io.Writer) error {
+		return ls(*all, *asJSON, *agent, *cwd, stdout, stderr)
+	}
 }
 
-func ls(all, asJSON bool, agent, cwd string, stdout, stderr io.Writer) int {
-	reg, ok := openRegistry(stderr)
-	if !ok {
-		return exitFailed
+func ls(all, asJSON bool, agent, cwd string, stdout, stderr io.Writer) error {
+	reg, err := openRegistry(stderr)
+	if err != nil {
+		return err
 	}
 	entries, err := reg.List()
 	if err != nil {
-		printError(stderr, err)
-		return exitFailed
+		return err
 	}
 	rows := registry.Select(entries, registry.Filter{All: all, Agent: agent, Cwd: cwd})
 	if asJSON {
-		if err := registry.WriteRows(stdout, rows); err != nil {
-			printError(stderr, err)
-			return exitFailed
-		}
-		return 0
+		return registry.WriteRows(stdout, rows)
 	}
 	printTable(stdout, rows, time.Now(), tableWidth(stdout))
-	return 0
+	return nil
 }
 
 func pidOf(e registry.Entry) string {
@@ -241,26 +238,25 @@ func dash(s string) string {
 	return s
 }
 
-func setupPrune(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
+func setupPrune(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	var olderThan time.Duration
 	durationVar(fs, &olderThan, "older-than", 0, "also prune unknown records older than `DURATION` (a bare number is seconds)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	return func(_ []string, stdout, stderr io.Writer) int { return prune(olderThan, *asJSON, stdout, stderr) }
+	return func(_ []string, stdout, stderr io.Writer) error { return prune(olderThan, *asJSON, stdout, stderr) }
 }
 
-func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) int {
-	reg, ok := openRegistry(stderr)
-	if !ok {
-		return exitFailed
+func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error {
+	reg, err := openRegistry(stderr)
+	if err != nil {
+		return err
 	}
 	res, err := reg.Prune(context.Background(), olderThan, time.Now())
 	if err != nil {
-		printError(stderr, err)
-		return exitFailed
+		return err
 	}
 	if asJSON {
 		writeJSON(stdout, res)
-		return 0
+		return nil
 	}
 	// pad's exact wording, capital and final period included: scripts that
 	// run pad's prune match this line.
@@ -269,29 +265,28 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) int {
 		msg += fmt.Sprintf(" and %d unknown older than %s", res.Unknown, olderThan)
 	}
 	fmt.Fprintf(stdout, "%s; kept %d.\n", msg, res.Kept)
-	return 0
+	return nil
 }
 
-func setupVersion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
-	return func(_ []string, stdout, _ io.Writer) int {
+func setupVersion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+	return func(_ []string, stdout, _ io.Writer) error {
 		fmt.Fprintln(stdout, versionLine())
-		return 0
+		return nil
 	}
 }
 
-func setupHelp(*pflag.FlagSet) func([]string, io.Writer, io.Writer) int {
-	return func(args []string, stdout, stderr io.Writer) int {
+func setupHelp(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
+	return func(args []string, stdout, _ io.Writer) error {
 		if len(args) == 0 {
 			mainHelp(stdout)
-			return 0
+			return nil
 		}
 		v := findVerb(args[0])
 		if v == nil {
-			fmt.Fprintf(stderr, "padrun: help: no verb %q\npadrun: hint: the verbs are %s\n", args[0], verbNames())
-			return exitFailed
+			return &wrapper.UsageError{Err: fmt.Errorf("help: no verb %q", args[0]), Advice: "the verbs are " + verbNames()}
 		}
 		v.help(stdout)
-		return 0
+		return nil
 	}
 }
 

@@ -70,7 +70,7 @@ func Probe(pid int, token string) (Verdict, string) {
 }
 
 // Check is Probe, and also returns the error of this process's own that left
-// the verdict unknown (out of descriptors or memory, see Exhausted): such a
+// the verdict unknown (out of descriptors or memory, see exhausted): such a
 // verdict says nothing of the holder, and the caller reports the error.
 func Check(pid int, token string) (Verdict, string, error) {
 	if pid <= 0 {
@@ -85,7 +85,7 @@ func Check(pid int, token string) (Verdict, string, error) {
 	}
 	st, err := readProc(pid)
 	switch {
-	case err != nil && Exhausted(err):
+	case err != nil && exhausted(err):
 		return Unknown, "pid " + p + " exists but its start time cannot be read", fmt.Errorf("ident: read the state of pid %d: %w", pid, err)
 	case err != nil && token == "":
 		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
@@ -107,10 +107,10 @@ func Check(pid int, token string) (Verdict, string, error) {
 	return Alive, "pid " + p + " start time matches", nil
 }
 
-// Exhausted reports whether err is this process running out of a resource
+// exhausted reports whether err is this process running out of a resource
 // (descriptors, memory, buffers): padrun's own failure, never a fact about a
 // holder.
-func Exhausted(err error) bool {
+func exhausted(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
 		errors.Is(err, syscall.ENOMEM) || errors.Is(err, syscall.ENOBUFS)
 }

@@ -119,23 +119,26 @@ func parseClaude(argv []string) claudeArgs {
 
 var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
 
-// ClaudeProjectDir encodes cwd as Claude Code names its project folder.
-func ClaudeProjectDir(cwd string) string { return nonAlnum.ReplaceAllString(cwd, "-") }
+// claudeProjectDir encodes cwd as Claude Code names its project folder.
+func claudeProjectDir(cwd string) string { return nonAlnum.ReplaceAllString(cwd, "-") }
+
+// mode is the run's mode, as padrun records it.
+func (a claudeArgs) mode() string {
+	switch {
+	case a.inputFormat == "stream-json":
+		return "rpc"
+	case a.outputFormat == "json" || a.outputFormat == "stream-json":
+		return "json"
+	case a.print:
+		return "print"
+	}
+	return "interactive"
+}
 
 // claude reads Claude Code's command line (SPEC 4.2).
 func claude(argv []string, env Env) Plan {
 	a := parseClaude(argv)
-	p := Plan{Argv: argv}
-	switch {
-	case a.inputFormat == "stream-json":
-		p.Mode = "rpc"
-	case a.outputFormat == "json" || a.outputFormat == "stream-json":
-		p.Mode = "json"
-	case a.print:
-		p.Mode = "print"
-	default:
-		p.Mode = "interactive"
-	}
+	p := Plan{Argv: argv, Mode: a.mode()}
 	if a.info || a.noPersist {
 		p.Mode = ""
 		return p
@@ -155,7 +158,7 @@ func claude(argv []string, env Env) Plan {
 	if config == "" {
 		config = filepath.Join(env.Home, ".claude")
 	}
-	enc := ClaudeProjectDir(env.Cwd)
+	enc := claudeProjectDir(env.Cwd)
 	if len(enc) > 200 {
 		p.Unknown = "the project folder name is too long: Claude Code shortens it with a hash"
 		return p
@@ -187,7 +190,7 @@ func claude(argv []string, env Env) Plan {
 	case a.sessionID != "":
 		p.Files, p.SessionID = []string{file(a.sessionID)}, a.sessionID
 	case a.cont:
-		if f := newest(dir, "*.jsonl", nil); f != "" {
+		if f := newest([]string{dir}, "*.jsonl", nil); f != "" {
 			id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 			p.Files, p.SessionID = []string{f}, id
 			if !env.NoPin {

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -80,15 +79,6 @@ func parseCodex(argv []string) codexArgs {
 	return a
 }
 
-// codexMeta is the first line of a rollout file.
-type codexMeta struct {
-	Type    string `json:"type"`
-	Payload struct {
-		ID  string `json:"id"`
-		Cwd string `json:"cwd"`
-	} `json:"payload"`
-}
-
 // codex reads codex's command line (SPEC 4.3).
 func codex(argv []string, env Env) Plan {
 	a := parseCodex(argv)
@@ -111,7 +101,8 @@ func codex(argv []string, env Env) Plan {
 	watch := Watch{Dir: sessions, Depth: 3, Pattern: "rollout-*.jsonl"}
 	switch {
 	case a.resume && a.id != "" && !a.last:
-		f := codexFind(sessions, func(path string, _ codexMeta) bool {
+		days, _ := filepath.Glob(filepath.Join(sessions, "*", "*", "*")) // YYYY/MM/DD
+		f := newest(days, "rollout-*.jsonl", func(path string) bool {
 			return strings.HasSuffix(filepath.Base(path), "-"+a.id+".jsonl")
 		})
 		if f == "" {
@@ -131,21 +122,4 @@ func codex(argv []string, env Env) Plan {
 	}
 	p.Watch = []Watch{watch} // a new session, a fork, or a resume that writes anew
 	return p
-}
-
-// codexFind returns the newest rollout file under sessions/YYYY/MM/DD that ok accepts.
-func codexFind(sessions string, ok func(path string, m codexMeta) bool) string {
-	paths, _ := filepath.Glob(filepath.Join(sessions, "*", "*", "*", "rollout-*.jsonl"))
-	best, bestMod := "", int64(0)
-	for _, p := range paths {
-		var m codexMeta
-		firstLine(p, &m)
-		if !ok(p, m) {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && (best == "" || fi.ModTime().UnixNano() > bestMod) {
-			best, bestMod = p, fi.ModTime().UnixNano()
-		}
-	}
-	return best
 }

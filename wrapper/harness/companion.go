@@ -45,7 +45,10 @@ func WithClaudeCompanion(argv []string, hookCmd string) (out []string, ok bool) 
 	return slices.Concat(argv[:1], []string{"--settings", string(b)}, argv[1:]), true
 }
 
-// ShellQuote quotes s for a POSIX shell.
+// ShellQuote quotes s for a POSIX shell when it needs it.
 func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

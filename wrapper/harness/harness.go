@@ -95,25 +95,27 @@ func abs(p string, env Env) string {
 	return filepath.Clean(p)
 }
 
-// newest returns the newest file in dir whose name matches pattern and
-// that ok accepts, by mtime.
-func newest(dir, pattern string, ok func(path string) bool) string {
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return ""
-	}
+// newest returns the newest file, by mtime, in dirs whose name matches
+// pattern and that ok accepts.
+func newest(dirs []string, pattern string, ok func(path string) bool) string {
 	best, bestTime := "", time.Time{}
-	for _, de := range des {
-		if m, _ := filepath.Match(pattern, de.Name()); !m || !de.Type().IsRegular() {
+	for _, dir := range dirs {
+		des, err := os.ReadDir(dir)
+		if err != nil {
 			continue
 		}
-		p := filepath.Join(dir, de.Name())
-		fi, err := de.Info()
-		if err != nil || (ok != nil && !ok(p)) {
-			continue
-		}
-		if best == "" || fi.ModTime().After(bestTime) {
-			best, bestTime = p, fi.ModTime()
+		for _, de := range des {
+			if m, _ := filepath.Match(pattern, de.Name()); !m || !de.Type().IsRegular() {
+				continue
+			}
+			p := filepath.Join(dir, de.Name())
+			fi, err := de.Info()
+			if err != nil || (ok != nil && !ok(p)) {
+				continue
+			}
+			if best == "" || fi.ModTime().After(bestTime) {
+				best, bestTime = p, fi.ModTime()
+			}
 		}
 	}
 	return best

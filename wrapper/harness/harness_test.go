@@ -237,7 +237,7 @@ func TestClaude(t *testing.T) {
 }
 
 func TestClaudeProjectDir(t *testing.T) {
-	if got := ClaudeProjectDir("/home/u/my_proj.v2"); got != "-home-u-my-proj-v2" {
+	if got := claudeProjectDir("/home/u/my_proj.v2"); got != "-home-u-my-proj-v2" {
 		t.Fatalf("got %q", got)
 	}
 	env := newFixture(t).env
@@ -343,5 +343,16 @@ func TestWithClaudeCompanion_SettingsHook_NotOverTheUsersOwn(t *testing.T) {
 	}
 	if q := ShellQuote("/a b/it's"); q != `'/a b/it'\''s'` {
 		t.Errorf("quoted %s", q)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain/path-1.jsonl": "plain/path-1.jsonl", "": "''", "a b": "'a b'", "it's": `'it'\''s'`,
+		"$HOME": "'$HOME'", "--wait=10": "--wait=10", "*": "'*'", "a\nb": "'a\nb'",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

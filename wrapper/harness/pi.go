@@ -164,7 +164,7 @@ func pi(argv []string, env Env) Plan {
 		p.Unknown = "--resume opens a picker"
 		return p
 	case a.cont:
-		if f := newest(dir, "*.jsonl", func(path string) bool { return piSessionID(path) != "" }); f != "" {
+		if f := newest([]string{dir}, "*.jsonl", func(path string) bool { return piSessionID(path) != "" }); f != "" {
 			p.Files, p.SessionID = []string{f}, piSessionID(f)
 			pin(a.contAt, f)
 			break

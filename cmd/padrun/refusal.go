@@ -1,4 +1,4 @@
-package wrapper
+package main
 
 import (
 	"errors"
@@ -7,26 +7,21 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// WaitedError is a refusal after --wait ran out: how long the run waited.
-type WaitedError struct {
-	*marker.HeldError
-	Waited time.Duration
-}
-
-func (e *WaitedError) Unwrap() error { return e.HeldError }
-
-// Refusal is the refusal err (a *marker.HeldError, maybe in a WaitedError)
-// for people, one line each, without the "padrun: " prefix. queue is the
-// refused command line with --wait inserted, printed quoted for the shell.
-func Refusal(err error, now time.Time, queue []string) []string {
+// refusal is the refusal err (a *marker.HeldError, maybe in a
+// wrapper.WaitedError) for people, one line each, without the "padrun: "
+// prefix. queue is the refused command line with --wait inserted, printed
+// quoted for the shell; nil for a refusal inside the harness.
+func refusal(err error, now time.Time, queue []string) []string {
 	var e *marker.HeldError
 	if !errors.As(err, &e) {
 		return []string{err.Error()}
 	}
 	first := "refused: " + e.File + " is in use by another session"
-	if e.Outer {
+	if e.Kind == marker.HeldOuter {
 		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", e.File, e.Holder.Pid)
 	}
 	lines := []string{
@@ -34,10 +29,10 @@ func Refusal(err error, now time.Time, queue []string) []string {
 		"  holder: " + holderOf(e, now),
 		"  verdict: " + e.Judgement.String(),
 	}
-	var waited *WaitedError
+	var waited *wrapper.WaitedError
 	if errors.As(err, &waited) {
 		return append(lines, "hint: waited "+waited.Waited.String()+" for "+holderName(e)+
-			", which still holds it; look at it with: padrun status "+ShellQuote(e.File))
+			", which still holds it; look at it with: padrun status "+harness.ShellQuote(e.File))
 	}
 	return append(lines, "hint: "+hint(e, queue))
 }
@@ -51,19 +46,15 @@ func holderName(e *marker.HeldError) string {
 	if m == nil {
 		return "its holder"
 	}
-	tool := m.Tool
-	if tool == "" {
-		tool = "another tool"
-	}
-	s := fmt.Sprintf("%s pid %d", tool, m.Pid)
+	s := toolPid(m)
 	if m.Agent != "" {
 		s += fmt.Sprintf(" (agent %q)", m.Agent)
 	}
 	return s
 }
 
-// Describe says who holds the file, in one line.
-func Describe(e *marker.HeldError, now time.Time) string {
+// describe says who holds the file, in one line.
+func describe(e *marker.HeldError, now time.Time) string {
 	return "held by " + holderOf(e, now) + " (" + e.Judgement.String() + ")"
 }
 
@@ -71,7 +62,7 @@ func Describe(e *marker.HeldError, now time.Time) string {
 // whose lock padrun cannot open.
 func holderOf(e *marker.HeldError, now time.Time) string {
 	if e.Holder != nil || e.User == "" {
-		return HolderLine(e.Holder, now)
+		return holderLine(e.Holder, now)
 	}
 	s := "a session of " + e.User
 	if e.LockPid > 0 {
@@ -80,16 +71,21 @@ func holderOf(e *marker.HeldError, now time.Time) string {
 	return s
 }
 
-// HolderLine describes a marker's writer for people.
-func HolderLine(m *marker.Marker, now time.Time) string {
-	if m == nil {
-		return "unknown (no readable marker)"
-	}
+// toolPid names a marker's writer by its tool and pid.
+func toolPid(m *marker.Marker) string {
 	tool := m.Tool
 	if tool == "" {
 		tool = "another tool"
 	}
-	s := fmt.Sprintf("%s pid %d", tool, m.Pid)
+	return fmt.Sprintf("%s pid %d", tool, m.Pid)
+}
+
+// holderLine describes a marker's writer for people.
+func holderLine(m *marker.Marker, now time.Time) string {
+	if m == nil {
+		return "unknown (no readable marker)"
+	}
+	s := toolPid(m)
 	var in []string
 	if m.ChildPid > 0 {
 		child := "child "
@@ -108,47 +104,39 @@ func HolderLine(m *marker.Marker, now time.Time) string {
 		s += " on host " + m.Hostname
 	}
 	if t, err := time.Parse(time.RFC3339Nano, m.CreatedAt); err == nil {
-		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), Age(now.Sub(t)))
+		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), age(now.Sub(t)))
 	}
 	return s
 }
 
 func hint(e *marker.HeldError, queue []string) string {
-	if e.Outer {
+	if e.Kind == marker.HeldOuter {
 		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
 	}
-	if e.Unreadable || (!e.Waitable && e.Holder != nil) {
-		return "check it with: padrun status " + ShellQuote(e.File) + "; if no session uses it: padrun unlock --force " + ShellQuote(e.File)
+	if e.Kind == marker.HeldUnreadable || (e.Kind == marker.HeldStuck && e.Holder != nil) {
+		return "check it with: padrun status " + harness.ShellQuote(e.File) + "; if no session uses it: padrun unlock --force " + harness.ShellQuote(e.File)
 	}
 	fork := ""
 	if e.Holder != nil && e.Holder.Harness == "pi" {
-		fork = "fork it instead (pi --fork " + ShellQuote(e.File) + "), or "
+		fork = "fork it instead (pi --fork " + harness.ShellQuote(e.File) + "), or "
 	}
 	if len(queue) == 0 {
 		return fork + "queue with --wait 10m"
 	}
-	return fork + "queue: " + ShellCommand(queue)
+	return fork + "queue: " + shellCommand(queue)
 }
 
-// ShellCommand quotes argv for a POSIX shell, to be pasted.
-func ShellCommand(argv []string) string {
+// shellCommand quotes argv for a POSIX shell, to be pasted.
+func shellCommand(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = ShellQuote(a)
+		q[i] = harness.ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// Age says a duration for people: 42s, 12m, 3h05m, 4d.
-func Age(d time.Duration) string {
+// age says a duration for people: 42s, 12m, 3h05m, 4d.
+func age(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d.Seconds()))
