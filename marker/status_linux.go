@@ -1,13 +1,11 @@
 package marker
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // lockHolder reads /proc/locks for a flock on the lock file. Inodes are
@@ -23,20 +21,6 @@ func lockHolder(path string) (held bool, pid int, err error) {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return false, 0, errors.New(path + " is not a regular file")
 	}
-	b, err := os.ReadFile("/proc/locks")
-	if err != nil {
-		return false, 0, err
-	}
-	ino := []byte(":" + strconv.FormatUint(st.Ino, 10))
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		// 1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF
-		f := bytes.Fields(sc.Bytes())
-		if len(f) < 6 || string(f[1]) != "FLOCK" || !bytes.HasSuffix(f[5], ino) {
-			continue
-		}
-		pid, _ := strconv.Atoi(string(f[4]))
-		return true, pid, nil
-	}
-	return false, 0, nil
+	pid, held, err = ident.FlockHolder(st.Ino)
+	return held, pid, err
 }

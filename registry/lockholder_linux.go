@@ -1,12 +1,11 @@
 package registry
 
 import (
-	"bufio"
-	"bytes"
-	"os"
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
 
 	"github.com/padrun/padrun/marker/safefile"
 )
@@ -20,32 +19,17 @@ func lockHolder(h safefile.Handle) string {
 	if unix.Fstat(h, &st) != nil {
 		return ""
 	}
-	b, err := os.ReadFile("/proc/locks")
-	if err != nil {
+	pid, held, err := ident.FlockHolder(st.Ino)
+	if err != nil || !held || pid <= 0 {
 		return ""
 	}
-	ino := []byte(":" + strconv.FormatUint(st.Ino, 10))
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		// 1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF; waiters have "->" in field 2.
-		f := bytes.Fields(sc.Bytes())
-		if len(f) < 6 || string(f[1]) != "FLOCK" || !bytes.HasSuffix(f[5], ino) {
-			continue
-		}
-		pid, err := strconv.Atoi(string(f[4]))
-		if err != nil || pid <= 0 {
-			continue
-		}
-		return "pid " + string(f[4]) + " (" + command(pid) + ")"
-	}
-	return ""
+	return "pid " + strconv.Itoa(pid) + " (" + command(pid) + ")"
 }
 
 // command is pid's command name, or why it has none.
 func command(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	if err != nil {
-		return "gone: the lock lives on in a descriptor it passed on"
+	if c := ident.Command(pid); c != "" {
+		return c
 	}
-	return string(bytes.TrimSpace(b))
+	return "gone: the lock lives on in a descriptor it passed on"
 }

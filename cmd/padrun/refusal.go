@@ -46,11 +46,7 @@ func holderName(e *marker.HeldError) string {
 	if m == nil {
 		return "its holder"
 	}
-	tool := m.Tool
-	if tool == "" {
-		tool = "another tool"
-	}
-	s := fmt.Sprintf("%s pid %d", tool, m.Pid)
+	s := toolPid(m)
 	if m.Agent != "" {
 		s += fmt.Sprintf(" (agent %q)", m.Agent)
 	}
@@ -75,16 +71,21 @@ func holderOf(e *marker.HeldError, now time.Time) string {
 	return s
 }
 
+// toolPid names a marker's writer by its tool and pid.
+func toolPid(m *marker.Marker) string {
+	tool := m.Tool
+	if tool == "" {
+		tool = "another tool"
+	}
+	return fmt.Sprintf("%s pid %d", tool, m.Pid)
+}
+
 // holderLine describes a marker's writer for people.
 func holderLine(m *marker.Marker, now time.Time) string {
 	if m == nil {
 		return "unknown (no readable marker)"
 	}
-	tool := m.Tool
-	if tool == "" {
-		tool = "another tool"
-	}
-	s := fmt.Sprintf("%s pid %d", tool, m.Pid)
+	s := toolPid(m)
 	var in []string
 	if m.ChildPid > 0 {
 		child := "child "

@@ -68,15 +68,11 @@ func cmdMachine(ts *testscript.TestScript, neg bool, args []string) {
 	ready := ts.MkAbs("ready-" + id)
 	os.Remove(ready)
 	// Should the test binary die, setpriv's death signal ends unshare, and
-	// unshare's (--kill-child) ends the machine.
+	// unshare's (--kill-child) ends the machine. At the script's end,
+	// startProc's Defer kills unshare, which ends the machine the same way.
 	p := startProc(ts, []string{"setpriv", "--pdeathsig", "KILL", "unshare", "--mount", "--pid", "--fork",
 		"--kill-child", "--mount-proc", "sh", "machine.sh", id, mounts})
 	procs.Store(ts.Getenv("WORK")+"\x00"+name, p)
-	ts.Defer(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill() // Best effort: --kill-child ends its init
-		}
-	})
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
 		if _, err := os.Stat(ready); err == nil {
 			break

@@ -1,6 +1,7 @@
 package ident
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -180,4 +181,27 @@ func LockHolders(path string) []int {
 		}
 	}
 	return pids
+}
+
+// FlockHolder reads /proc/locks for a flock on the file of inode ino and
+// returns the pid that holds it. Inodes are matched without the device:
+// overlay filesystems report the device of the layer below, and a false
+// "held" only errs on the safe side. Waiters ("->" lines) are skipped.
+func FlockHolder(ino uint64) (pid int, held bool, err error) {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0, false, err
+	}
+	suffix := []byte(":" + strconv.FormatUint(ino, 10))
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		// 1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF
+		f := bytes.Fields(sc.Bytes())
+		if len(f) < 6 || string(f[1]) != "FLOCK" || !bytes.HasSuffix(f[5], suffix) {
+			continue
+		}
+		pid, _ := strconv.Atoi(string(f[4]))
+		return pid, true, nil
+	}
+	return 0, false, nil
 }
