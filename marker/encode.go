@@ -1,6 +1,6 @@
 package marker
 
-import "github.com/padrun/padrun/internal/jsonenc"
+import "github.com/padrun/padrun/marker/jsonenc"
 
 // encode returns m as json.Marshal writes it, byte for byte (FuzzEncode
 // proves it): the same field order, omitempty rules and escaping, without

@@ -1,6 +1,6 @@
 package registry
 
-import "github.com/padrun/padrun/internal/jsonenc"
+import "github.com/padrun/padrun/marker/jsonenc"
 
 // encode returns rec as json.MarshalIndent(rec, "", "  ") writes it, byte
 // for byte (FuzzEncode proves it), without encoding/json's reflection on
