@@ -119,7 +119,7 @@ func Acquire(ctx context.Context, file string, m Marker, self ident.Self) (*Lock
 
 // acquire takes file, with wait waiting for a busy lock until ctx is done.
 func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait bool) (*Lock, error) {
-	mp, lp := MarkerPath(file), lockPath(file)
+	lp := lockPath(file)
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return nil, fmt.Errorf("marker: create folder of %s: %w", file, err)
 	}
@@ -155,9 +155,7 @@ func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait b
 		replace, err := takeover(file, self, now, false)
 		var b []byte
 		if err == nil {
-			m.SessionFile = file
-			b = m.encode()
-			err = write(mp, b, replace, now)
+			b, err = publish(file, &m, replace, now)
 		}
 		if err == errChanged {
 			safefile.Close(h)
@@ -334,6 +332,13 @@ func Read(file string) (*Marker, error) {
 	}
 	m.ModTime = mtime
 	return m, nil
+}
+
+// publish writes m as file's marker and returns the bytes it wrote.
+func publish(file string, m *Marker, replace bool, now time.Time) ([]byte, error) {
+	m.SessionFile = file
+	b := m.encode()
+	return b, write(MarkerPath(file), b, replace, now)
 }
 
 // write makes the marker encoded as b visible whole at path: written to a
@@ -520,9 +525,7 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 	replace, err := takeover(file, self, now, true)
 	var b []byte
 	if err == nil {
-		m.SessionFile = file
-		b = m.encode()
-		err = write(MarkerPath(file), b, replace, now)
+		b, err = publish(file, &m, replace, now)
 	}
 	if err != nil {
 		drop()

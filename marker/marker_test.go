@@ -440,3 +440,29 @@ func TestRelease_RemovesOwnMarker_ByBytesOrNonce(t *testing.T) {
 		}
 	}
 }
+
+// status --json writes the verdict where the ladder gave one: never for a
+// free file, "unknown" where the reason is all padrun could learn.
+func TestStatus_JSONVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		st   Status
+		want string
+	}{
+		{Status{File: "/f", State: Free}, ""},
+		{Status{File: "/f", State: Held, Verdict: ident.Alive, Reason: "pid 1 start time matches"}, `"verdict":"alive"`},
+		{Status{File: "/f", State: Stale, Verdict: ident.Dead, Reason: "pid 1 is gone"}, `"verdict":"dead"`},
+		{Status{File: "/f", State: Unknown, Reason: "/proc/locks: permission denied"}, `"verdict":"unknown"`},
+	} {
+		b, err := json.Marshal(tc.st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(b)
+		if tc.want == "" && strings.Contains(got, `"verdict"`) || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %s, want verdict %q", tc.st.State, got, tc.want)
+		}
+		if !strings.Contains(got, `"state":"`+string(tc.st.State)+`"`) {
+			t.Errorf("%s: %s lacks its state", tc.st.State, got)
+		}
+	}
+}

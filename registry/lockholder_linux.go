@@ -6,7 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker/ident"
-
 	"github.com/padrun/padrun/marker/safefile"
 )
 
