@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strings"
 	"time"
 
@@ -278,10 +277,16 @@ func wrap(s string, n int) string {
 // flock -w and timeout(1) do, and anything else as a Go duration.
 type duration struct{ d *time.Duration }
 
-var bareNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]*)?$`)
+// bareNumber reports whether s is digits with an optional minus sign and
+// fraction: 10, -5, 1.5 or 2.
+func bareNumber(s string) bool {
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	digits := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
+	return whole != "" && digits(whole) && digits(frac)
+}
 
 func (v duration) Set(s string) error {
-	if bareNumber.MatchString(s) {
+	if bareNumber(s) {
 		var secs float64
 		if _, err := fmt.Sscan(s, &secs); err != nil || math.Abs(secs) > float64(math.MaxInt64)/float64(time.Second) {
 			return fmt.Errorf("%q seconds is out of range", s)

@@ -43,14 +43,15 @@ func TestHelp_NamesEveryVariable(t *testing.T) {
 func TestDuration_BareNumberIsSeconds(t *testing.T) {
 	for in, want := range map[string]time.Duration{
 		"10": 10 * time.Second, "0": 0, "1.5": 1500 * time.Millisecond, "90s": 90 * time.Second,
-		"10m": 10 * time.Minute, "1h30m": 90 * time.Minute, "-5": -5 * time.Second,
+		"10m": 10 * time.Minute, "1h30m": 90 * time.Minute, "-5": -5 * time.Second, "2.": 2 * time.Second,
+		"-0.25": -250 * time.Millisecond,
 	} {
 		var d time.Duration
 		if err := (duration{&d}).Set(in); err != nil || d != want {
 			t.Errorf("Set(%q) = %v, %v; want %v", in, d, err, want)
 		}
 	}
-	for _, in := range []string{"", "ten", "10x", "1e3", "0x10", "99999999999", "inf", "NaN"} {
+	for _, in := range []string{"", "ten", "10x", "1e3", "0x10", "99999999999", "inf", "NaN", "-", ".", ".5", "--5", "1.5.", "+5", " 5", "1,5"} {
 		var d time.Duration
 		if err := (duration{&d}).Set(in); err == nil {
 			t.Errorf("Set(%q) = %v, want an error", in, d)

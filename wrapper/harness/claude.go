@@ -2,9 +2,9 @@ package harness
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/google/uuid"
 )
@@ -117,10 +117,21 @@ func parseClaude(argv []string) claudeArgs {
 	return a
 }
 
-var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
-
-// claudeProjectDir encodes cwd as Claude Code names its project folder.
-func claudeProjectDir(cwd string) string { return nonAlnum.ReplaceAllString(cwd, "-") }
+// claudeProjectDir encodes cwd as Claude Code names its project folder
+// (cwd.replace(/[^a-zA-Z0-9]/g, "-") in JavaScript): every UTF-16 unit but
+// an ASCII letter or digit becomes a dash, so a character outside the Basic
+// Multilingual Plane becomes two.
+func claudeProjectDir(cwd string) string {
+	var b strings.Builder
+	for _, r := range cwd {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteString(strings.Repeat("-", utf16.RuneLen(r)))
+		}
+	}
+	return b.String()
+}
 
 // mode is the run's mode, as padrun records it.
 func (a claudeArgs) mode() string {

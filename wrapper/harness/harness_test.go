@@ -237,8 +237,14 @@ func TestClaude(t *testing.T) {
 }
 
 func TestClaudeProjectDir(t *testing.T) {
-	if got := claudeProjectDir("/home/u/my_proj.v2"); got != "-home-u-my-proj-v2" {
-		t.Fatalf("got %q", got)
+	for cwd, want := range map[string]string{
+		"/home/u/my_proj.v2": "-home-u-my-proj-v2",
+		"/tmp/café":          "-tmp-caf-", // one UTF-16 unit
+		"/tmp/a😀b":           "-tmp-a--b", // two: a surrogate pair
+	} {
+		if got := claudeProjectDir(cwd); got != want {
+			t.Errorf("claudeProjectDir(%q) = %q, want %q", cwd, got, want)
+		}
 	}
 	env := newFixture(t).env
 	env.Cwd = "/" + strings.Repeat("a", 250)
