@@ -22,11 +22,15 @@ var rounds = flag.Int("rounds", 10, "runs of each command in the side-by-side be
 var baseline = flag.String("baseline", "", "another padrun binary that BenchmarkOverhead runs beside this one")
 
 // buildPadrun builds the real binary, as users run it, once per benchmark.
-func buildPadrun(b *testing.B) string {
+func buildPadrun(b *testing.B) string { return buildHere(b, "padrun", ".") }
+
+// buildHere builds the main package in dir of this module, static as
+// released: no dynamic loader at start.
+func buildHere(b *testing.B, name, dir string) string {
 	b.Helper()
-	out := filepath.Join(b.TempDir(), "padrun")
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as released: no dynamic loader at start
+	out := filepath.Join(b.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", out, dir)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("go build: %v", err)
@@ -164,31 +168,40 @@ func buildGo(b *testing.B, name, source string) string {
 }
 
 // BenchmarkOverhead measures padrun's own cost: `padrun --guard F --
-// /bin/true` against a direct /bin/true, `flock L /bin/true`, and the Go
-// floor (a bare Go program that flocks, writes a marker and fork/execs):
+// /bin/true` against a direct /bin/true, `flock L /bin/true`, the Go floor
+// (a bare Go program that flocks, writes a marker and fork/execs), and that
+// floor linked with padrun's libraries (testdata/libfloor), then also
+// registering the signals padrun handles: what padrun does beyond is the
+// last two rows' difference.
 // go test -run '^$' -bench Overhead -benchtime 1x -args -rounds=300
 func BenchmarkOverhead(b *testing.B) {
 	padrun, floor := buildPadrun(b), buildGo(b, "floor", floorSource)
+	libfloor := buildHere(b, "libfloor", "./testdata/libfloor")
 	work := b.TempDir()
 	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
 	cmds := [][]string{
 		{"/bin/true"},
 		{"flock", filepath.Join(work, "L"), "/bin/true"},
 		{floor, filepath.Join(work, "G"), "/bin/true"},
+		{libfloor, filepath.Join(work, "H"), "/bin/true"},
+		{libfloor, "-signals", filepath.Join(work, "S"), "/bin/true"},
 		{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"},
 	}
-	names := []string{"/bin/true", "flock L /bin/true", "Go floor", "padrun --guard F -- true"}
+	names := []string{"/bin/true", "flock L /bin/true", "Go floor", "+ padrun's libraries", "+ libraries and signals",
+		"padrun --guard F -- true"}
 	if *baseline != "" {
-		cmds = slices.Insert(cmds, 3, []string{*baseline, "--guard", filepath.Join(work, "B"), "--", "/bin/true"})
-		names = slices.Insert(names, 3, "baseline padrun")
+		cmds = slices.Insert(cmds, 5, []string{*baseline, "--guard", filepath.Join(work, "B"), "--", "/bin/true"})
+		names = slices.Insert(names, 5, "baseline padrun")
 	}
 	for i := 0; i < b.N; i++ {
 		s := alternate(b, env, work, cmds...)
 		report(b, names, s)
-		flock, floor := float64(median(s[1], wallOf)), float64(median(s[2], wallOf))
-		for j := 3; j < len(s); j++ {
+		flock, floor, libs := float64(median(s[1], wallOf)), float64(median(s[2], wallOf)), float64(median(s[4], wallOf))
+		fmt.Printf("libraries and signals: %.2fx flock(1), %.2fx the Go floor\n", libs/flock, libs/floor)
+		for j := 5; j < len(s); j++ {
 			w := float64(median(s[j], wallOf))
-			fmt.Printf("%s: %.2fx flock(1), %.2fx the Go floor\n", names[j], w/flock, w/floor)
+			fmt.Printf("%s: %.2fx flock(1), %.2fx the Go floor, %.2fx the floor with libraries and signals\n",
+				names[j], w/flock, w/floor, w/libs)
 		}
 	}
 }
