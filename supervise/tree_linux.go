@@ -31,9 +31,22 @@ const cgroup2Magic = 0x63677270
 // cgroup; Make makes it. It returns nil where there is no cgroup v2 or
 // padrun may not write there (a user without a delegated subtree).
 func NewTree(tag string) *Tree {
+	parent := treeParent()
+	if parent == "" {
+		return nil
+	}
+	return &Tree{Path: filepath.Join(parent, treePrefix+tag), fd: -1}
+}
+
+// treePrefix starts the name of every session cgroup.
+const treePrefix = "padrun-"
+
+// treeParent returns padrun's own cgroup v2 folder, where the sessions'
+// cgroups are made, or "" where there is none padrun may write in.
+func treeParent() string {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
-		return nil
+		return ""
 	}
 	own := ""
 	for _, line := range strings.Split(string(b), "\n") {
@@ -42,7 +55,7 @@ func NewTree(tag string) *Tree {
 		}
 	}
 	if own == "" || strings.HasSuffix(own, " (deleted)") {
-		return nil
+		return ""
 	}
 	for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
 		var fs unix.Statfs_t
@@ -51,11 +64,62 @@ func NewTree(tag string) *Tree {
 		}
 		parent := filepath.Join(mnt, own)
 		if unix.Access(parent, unix.W_OK) != nil {
-			return nil
+			return ""
 		}
-		return &Tree{Path: filepath.Join(parent, "padrun-"+tag), fd: -1}
+		return parent
 	}
-	return nil
+	return ""
+}
+
+// LeftTree is a session cgroup found beside padrun's own sessions': its
+// name tells the padrun that made it.
+type LeftTree struct {
+	Path string
+	// Tag is what follows the prefix in its name: NewTree's tag.
+	Tag  string
+	Made time.Time // the folder's change time
+}
+
+// LeftTrees lists the session cgroups made below padrun's own cgroup, where
+// NewTree makes them: those of padruns that run, and those that padruns
+// killed by SIGKILL could not remove.
+func LeftTrees() ([]LeftTree, error) {
+	parent := treeParent()
+	if parent == "" {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	var out []LeftTree
+	for _, e := range ents {
+		tag, ok := strings.CutPrefix(e.Name(), treePrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		var st unix.Stat_t
+		p := filepath.Join(parent, e.Name())
+		if unix.Lstat(p, &st) != nil {
+			continue // gone meanwhile
+		}
+		out = append(out, LeftTree{Path: p, Tag: tag, Made: time.Unix(st.Ctim.Unix())})
+	}
+	return out, nil
+}
+
+// RemoveLeftTree removes an empty session cgroup with one rmdir, which the
+// kernel refuses while any process lives in it: then gone is false and
+// procs lists those processes.
+func RemoveLeftTree(path string) (gone bool, procs []int, err error) {
+	switch err := unix.Rmdir(path); err {
+	case nil, unix.ENOENT:
+		return true, nil, nil
+	case unix.EBUSY:
+		return false, (&Tree{Path: path}).procs(), nil
+	default:
+		return false, nil, err
+	}
 }
 
 // Make makes the cgroup. Call it once the marker that names it is

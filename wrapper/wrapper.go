@@ -245,7 +245,7 @@ func prepare(o Options) (*session, *run, error) {
 	p.Version, p.Harness, p.Mode, p.Agent = Version, r.plan.Harness, r.plan.Mode, r.agent
 	p.SessionID = r.plan.SessionID
 	p.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
-	s.tree = supervise.NewTree(fmt.Sprintf("%d-%s", s.self.Pid, s.self.StartToken))
+	s.tree = supervise.NewTree(treeTag(s.self))
 	if s.tree != nil {
 		p.Cgroup = s.tree.Path
 	}

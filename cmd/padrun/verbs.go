@@ -32,7 +32,7 @@ func init() {
 			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
 		{name: "prune", max: 0, setup: setupPrune,
 			short:   "remove dead records",
-			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line."},
+			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left, once a minute old; one that processes of the dead session still live in is kept, and they are named."},
 		{name: "version", max: 0, setup: setupVersion,
 			short:   "print the version, commit and Go version",
 			summary: "Prints padrun's version, commit and Go version."},
@@ -254,8 +254,15 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	trees, err := wrapper.PruneTrees(time.Now())
+	if err != nil {
+		return err
+	}
 	if asJSON {
-		writeJSON(stdout, res)
+		writeJSON(stdout, struct {
+			registry.PruneResult
+			wrapper.TreesResult
+		}{res, trees})
 		return nil
 	}
 	// pad's exact wording, capital and final period included: scripts that
@@ -265,6 +272,16 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 		msg += fmt.Sprintf(" and %d unknown older than %s", res.Unknown, olderThan)
 	}
 	fmt.Fprintf(stdout, "%s; kept %d.\n", msg, res.Kept)
+	switch trees.Removed {
+	case 0:
+	case 1:
+		fmt.Fprintln(stdout, "Removed 1 empty cgroup of a dead padrun.")
+	default:
+		fmt.Fprintf(stdout, "Removed %d empty cgroups of dead padruns.\n", trees.Removed)
+	}
+	for _, k := range trees.Kept {
+		fmt.Fprintf(stderr, "padrun: kept cgroup %s\n", k)
+	}
 	return nil
 }
 

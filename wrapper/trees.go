@@ -1,0 +1,98 @@
+package wrapper
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/supervise"
+)
+
+// TreesResult is what PruneTrees did.
+type TreesResult struct {
+	Removed int        `json:"cgroups_removed"`
+	Kept    []KeptTree `json:"cgroups_kept"`
+}
+
+// KeptTree is the cgroup of a dead padrun that processes of its session
+// still live in.
+type KeptTree struct {
+	Path  string `json:"path"`
+	Procs []int  `json:"pids"`
+}
+
+// String names the cgroup and what still runs in it.
+func (k KeptTree) String() string {
+	return fmt.Sprintf("%s of a dead padrun: %s still running in it", k.Path, names(k.Procs))
+}
+
+// treeTag names the session's cgroup after padrun: its pid and start
+// token, and its pid namespace, where the pid means this process.
+func treeTag(self ident.Self) string {
+	tag := strconv.Itoa(self.Pid) + "-" + self.StartToken
+	if self.PidNamespace != "" {
+		tag += "-" + self.PidNamespace
+	}
+	return tag
+}
+
+// treeMinAge is how old the cgroup of a dead padrun must be when its name
+// does not say its pid namespace (earlier releases named none): a padrun of
+// another namespace, whose pid means another process here, makes its
+// cgroup a moment before its child starts in it.
+const treeMinAge = time.Minute
+
+// deadTree reports whether the padrun that made the cgroup of tag is proven
+// gone: its pid and start token are of no process in its pid namespace,
+// which is this one.
+func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
+	f := strings.Split(tag, "-")
+	if len(f) < 2 || len(f) > 3 {
+		return false
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != f[0] || f[1] == "" {
+		return false
+	}
+	switch {
+	case len(f) == 3 && f[2] != self.PidNamespace:
+		return false // another namespace's: its prune judges it
+	case len(f) == 2 && now.Sub(made) < treeMinAge:
+		return false
+	}
+	v, _ := ident.Probe(pid, f[1])
+	return v == ident.Dead
+}
+
+// PruneTrees removes the session cgroups that padruns killed by SIGKILL left
+// below padrun's own cgroup, which only a later run on the same file would
+// remove otherwise: those whose padrun is proven dead and that are empty.
+// The kernel refuses to remove a cgroup that any process lives in; those
+// are kept, with their processes.
+func PruneTrees(now time.Time) (TreesResult, error) {
+	res := TreesResult{Kept: []KeptTree{}}
+	left, err := supervise.LeftTrees()
+	if err != nil {
+		return res, fmt.Errorf("list the sessions' cgroups: %w", err)
+	}
+	self := ident.ReadSelf()
+	for _, t := range left {
+		if !deadTree(t.Tag, t.Made, self, now) {
+			continue
+		}
+		gone, procs, err := supervise.RemoveLeftTree(t.Path)
+		switch {
+		case err != nil:
+			return res, fmt.Errorf("remove cgroup %s: %w", t.Path, err)
+		case gone:
+			res.Removed++
+		case len(procs) > 0:
+			res.Kept = append(res.Kept, KeptTree{Path: t.Path, Procs: procs})
+		}
+		// Else busy with no process: its last one is exiting, or a cgroup
+		// was made inside it. The next prune sees.
+	}
+	return res, nil
+}

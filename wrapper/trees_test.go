@@ -1,0 +1,44 @@
+package wrapper
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// TestDeadTree: a session cgroup goes only when its name proves its padrun
+// gone: this pid namespace's, or an unnamed one a minute old.
+func TestDeadTree(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pid namespaces and start tokens as the cgroups name them are Linux's")
+	}
+	self := ident.ReadSelf()
+	if self.PidNamespace == "" || self.StartToken == "" {
+		t.Fatal("no pid namespace or start token read")
+	}
+	now := time.Now()
+	old, fresh := now.Add(-2*treeMinAge), now
+	pid := strconv.Itoa(self.Pid)
+	reused := pid + "-1" // this pid, another start: a dead padrun's
+	for _, c := range []struct {
+		tag  string
+		made time.Time
+		want bool
+	}{
+		{treeTag(self), old, false},                     // alive: this process
+		{reused + "-" + self.PidNamespace, fresh, true}, // dead, this namespace: at once
+		{reused + "-1", old, false},                     // another namespace's
+		{reused, fresh, false},                          // unnamed namespace, young
+		{reused, old, true},                             // unnamed namespace, a minute old
+		{pid + "-" + self.StartToken, old, false},       // unnamed, alive
+		{"", old, false}, {"x", old, false}, {"0-1", old, false}, {"-5-1", old, false}, {"05-1", old, false},
+		{"+5-1", old, false}, {pid + "-", old, false}, {reused + "-" + self.PidNamespace + "-2", old, false},
+	} {
+		if got := deadTree(c.tag, c.made, self, now); got != c.want {
+			t.Errorf("deadTree(%q, made %v ago) = %v, want %v", c.tag, now.Sub(c.made), got, c.want)
+		}
+	}
+}
