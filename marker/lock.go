@@ -516,11 +516,12 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 	// on a FUSE mount an open(O_CREAT) that races an unlink made through
 	// another mount fails with ENOENT.
 	drop := func() { safefile.Close(h) }
-	if err := takeBreak(file, self); err != nil {
+	tag, err := takeBreak(file, self)
+	if err != nil {
 		drop()
 		return nil, err
 	}
-	defer os.Remove(breakPath(file))
+	defer clearBreak(breakPath(file), tag)
 	now := time.Now()
 	replace, err := takeover(file, self, now, true)
 	var b []byte
@@ -552,48 +553,88 @@ type breakTag struct {
 	PidNamespace ident.Token `json:"pidNamespace,omitempty"`
 }
 
-// takeBreak creates F.live.break exclusively. A break file whose taker the
-// ladder proves dead is removed and tried once more; any other is a
-// waitable refusal: another process is taking the file over.
-func takeBreak(file string, self ident.Self) error {
+// takeBreak creates F.live.break exclusively and returns what it wrote
+// there, for clearBreak. A break file whose taker the ladder proves dead is
+// cleared and tried once more; any other is a waitable refusal: another
+// process is taking the file over.
+func takeBreak(file string, self ident.Self) ([]byte, error) {
 	brk := breakPath(file)
 	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
 		self.Hostname, ident.Token(self.PidNamespace)})
 	for tries := 0; ; tries++ {
 		err := safefile.WriteNew(brk, tag)
 		if err == nil {
-			return nil
+			return tag, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("marker: create %s: %w", brk, err)
+			return nil, fmt.Errorf("marker: create %s: %w", brk, err)
 		}
 		why := "another process is taking the file over (" + filepath.Base(brk) + ")"
 		if tries == 0 {
-			j, ok := judgeBreak(brk, self)
+			j, judged, ok := judgeBreak(brk, self)
 			if ok && j.Verdict == ident.Dead {
-				os.Remove(brk) // Best effort: its taker is dead; try once more.
+				clearBreak(brk, judged) // its taker is dead; try once more
 				continue
 			}
 			if ok {
 				why += ": " + j.Reason
 			}
 		}
-		return &HeldError{File: file, Kind: HeldPolled,
+		return nil, &HeldError{File: file, Kind: HeldPolled,
 			Judgement: Judgement{ident.Unknown, "no flock reaches the other holders here, and " + why}}
 	}
 }
 
+// clearBreak removes the break file brk if it still holds want (what was
+// judged dead, or this taker's own tag), and never another taker's.
+// Clearers are serialised by brk+".clear", created exclusively: under it
+// brk is read again, so of two takers that judged one dead file, the later
+// finds the file the first made since and leaves it. A .clear file older
+// than clearLease is a dead clearer's and is removed; one that is fresh is
+// waited for, briefly: what it guards takes a read and an unlink. Where
+// the .clear file cannot be made at all (a name too long for it), brk is
+// read again and removed without it.
+func clearBreak(brk string, want []byte) {
+	lock := brk + ".clear"
+	for start := time.Now(); ; time.Sleep(time.Millisecond) {
+		err := safefile.WriteNew(lock, nil)
+		if err == nil {
+			defer os.Remove(lock)
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+		if _, mtime, err := safefile.ReadBounded(lock, MaxSize); err == nil && time.Since(mtime) > clearLease {
+			os.Remove(lock) // a dead clearer's
+		}
+		if time.Since(start) > clearWait {
+			return // brk stays, and is judged again by the next taker
+		}
+	}
+	if b, _, err := safefile.ReadBounded(brk, MaxSize); err == nil && bytes.Equal(b, want) {
+		os.Remove(brk)
+	}
+}
+
+// clearLease is how old a .clear file must be to be a dead clearer's, and
+// clearWait how long clearBreak waits for a live one.
+const (
+	clearLease = 10 * time.Second
+	clearWait  = 100 * time.Millisecond
+)
+
 // judgeBreak runs the ladder on a break file's taker, its mtime serving as
-// a heartbeat of breakLeaseSeconds.
-func judgeBreak(brk string, self ident.Self) (Judgement, bool) {
+// a heartbeat of breakLeaseSeconds; it returns the bytes it judged.
+func judgeBreak(brk string, self ident.Self) (Judgement, []byte, bool) {
 	b, mtime, err := safefile.ReadBounded(brk, MaxSize)
 	var t breakTag
 	if err != nil || json.Unmarshal(b, &t) != nil {
-		return Judgement{}, false
+		return Judgement{}, nil, false
 	}
 	return verdictOf(Proc{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
 		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), Heartbeat: mtime,
-		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), true
+		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), b, true
 }
 
 // breakPath is the file that serialises takeovers where flock is missing.

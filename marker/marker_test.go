@@ -376,6 +376,51 @@ func TestNoFlock_DeadTakerBreakFile_IsCleared(t *testing.T) {
 	l.Release()
 }
 
+// TestClearBreak_OnlyWhatWasJudged: of two takers that judged one dead
+// break file, the later must not remove the file the first made since; a
+// taker removes its own; clearers take turns.
+func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
+	dir := t.TempDir()
+	brk := breakPath(filepath.Join(dir, "s.jsonl"))
+	dead := []byte(`{"pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1"}`)
+	live := []byte(`{"pid":` + strconv.Itoa(self.Pid) + `,"startToken":"` + self.StartToken + `"}`)
+	os.WriteFile(brk, dead, 0o600)
+	clearBreak(brk, dead) // the first taker clears the dead file
+	if _, err := os.Lstat(brk); !os.IsNotExist(err) {
+		t.Fatal("the dead taker's break file is still there")
+	}
+	os.WriteFile(brk, live, 0o600) // and makes its own
+	clearBreak(brk, dead)          // the second, late, clears what it judged
+	if b, err := os.ReadFile(brk); err != nil || !bytes.Equal(b, live) {
+		t.Fatalf("the live taker's break file is %q, %v; want it kept", b, err)
+	}
+	clearBreak(brk, live) // the live taker ends its takeover
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+	// Another clearer at work (a fresh .clear file): waited for, briefly,
+	// and nothing removed; a dead one's (an old .clear file) is removed.
+	os.WriteFile(brk, dead, 0o600)
+	os.WriteFile(brk+".clear", nil, 0o600)
+	clearBreak(brk, dead)
+	if _, err := os.Lstat(brk); err != nil {
+		t.Fatal("the break file was removed beside another clearer")
+	}
+	old := time.Now().Add(-2 * clearLease)
+	os.Chtimes(brk+".clear", old, old)
+	clearBreak(brk, dead)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("past a dead clearer, left behind: %v", ents)
+	}
+	// A break file whose name leaves no room for .clear is still removed.
+	long := breakPath(filepath.Join(dir, strings.Repeat("x", 255-len(breakPath("")))))
+	os.WriteFile(long, live, 0o600)
+	clearBreak(long, live)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("with a 255-character name, left behind: %v", ents)
+	}
+}
+
 func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
 	noFlock(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")

@@ -145,7 +145,8 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 		// Takers on other machines do not see this flock: judge and
 		// remove under the break file, as they take over under it.
 		st.LocalFlock = fs
-		if err := takeBreak(file, self); err != nil {
+		tag, err := takeBreak(file, self)
+		if err != nil {
 			var he *HeldError
 			if !errors.As(err, &he) {
 				return st, err
@@ -153,7 +154,7 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 			st.State, st.Verdict, st.Reason = Unknown, he.Judgement.Verdict, he.Judgement.Reason
 			return st, nil
 		}
-		defer os.Remove(breakPath(file))
+		defer clearBreak(breakPath(file), tag)
 	}
 	st = judgeMarker(st, self)
 	if st.State == Stale || (force && st.State == Unknown) {
