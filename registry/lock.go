@@ -47,15 +47,15 @@ func (e *LockError) Hint() string {
 }
 
 // locked runs f under an exclusive flock on <dir>/.lock, waiting for it at
-// most LockWait, and no longer than ctx lives.
-func (r *Registry) locked(ctx context.Context, f func() error) error {
+// most wait (0: not at all), and no longer than ctx lives.
+func (r *Registry) locked(ctx context.Context, wait time.Duration, f func() error) error {
 	path := filepath.Join(r.Dir, ".lock")
 	h, err := safefile.OpenLock(path)
 	if err != nil {
 		return fmt.Errorf("registry: open %s: %w", path, err)
 	}
 	defer safefile.Close(h)
-	if err := r.waitLock(ctx, h, path, LockWait); err != nil {
+	if err := r.waitLock(ctx, h, path, wait); err != nil {
 		return err
 	}
 	return f()

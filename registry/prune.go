@@ -22,7 +22,7 @@ type PruneResult struct {
 // is not a record. Each is read and judged again just before it goes.
 func (r *Registry) Prune(ctx context.Context, olderThan time.Duration, now time.Time) (PruneResult, error) {
 	res := PruneResult{Removed: []Entry{}}
-	err := r.locked(ctx, func() error {
+	err := r.locked(ctx, LockWait, func() error {
 		entries, err := r.List()
 		if err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -96,12 +97,23 @@ type Registry struct {
 func (r *Registry) Path(pid int) string { return filepath.Join(r.Dir, strconv.Itoa(pid)+".json") }
 
 // Write publishes rec as <session_pid>.json under the folder lock, through a
-// temp file whose name never matches a record's.
+// temp file whose name never matches a record's. It waits for the lock at
+// most LockWait.
 func (r *Registry) Write(ctx context.Context, rec *Record) error {
+	return r.write(ctx, rec, LockWait)
+}
+
+// TryWrite is Write without waiting: while another process holds the
+// folder's lock it returns a *LockError at once, and writes nothing.
+func (r *Registry) TryWrite(rec *Record) error {
+	return r.write(context.Background(), rec, 0)
+}
+
+func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) error {
 	b := append(rec.encode(), '\n')
 	path := r.Path(rec.SessionPID)
 	tmp := filepath.Join(r.Dir, "."+strconv.Itoa(rec.SessionPID)+".json."+uuid.NewString()[:8]+".tmp")
-	return r.locked(ctx, func() error {
+	return r.locked(ctx, wait, func() error {
 		if err := safefile.WriteNew(tmp, b); err != nil {
 			return fmt.Errorf("registry: write %s: %w", tmp, err)
 		}
@@ -137,7 +149,7 @@ func (r *Registry) ours(b []byte, pid int, procStart string) bool {
 // `pad session register` may have rewritten it, and that record is its own.
 func (r *Registry) Remove(ctx context.Context, pid int, procStart string) error {
 	path := r.Path(pid)
-	return r.locked(ctx, func() error {
+	return r.locked(ctx, LockWait, func() error {
 		f, err := readRecordFile(path)
 		if errors.Is(err, errNotRecord) {
 			return nil // gone, or not a record: nothing of ours

@@ -33,7 +33,7 @@ func TestHelperProcess(t *testing.T) {
 	log := filepath.Join(dir, "log")
 	me := strconv.Itoa(os.Getpid())
 	for i := 0; i < 200; i++ {
-		err := r.locked(context.Background(), func() error {
+		err := r.locked(context.Background(), LockWait, func() error {
 			appendLine(log, "enter "+me)
 			rec := &Record{SessionPID: 1000 + i%5, Pid: os.Getpid(), ProcStart: ident.Token(me), Agent: strings.Repeat("x", 3000)}
 			b, _ := json.Marshal(rec)
@@ -58,7 +58,7 @@ func TestHelperProcess(t *testing.T) {
 // until killed.
 func holdLock(dir string) {
 	r := &Registry{Dir: dir}
-	r.locked(context.Background(), func() error {
+	r.locked(context.Background(), LockWait, func() error {
 		os.WriteFile(filepath.Join(dir, "ready"), []byte("ready"), 0o600)
 		select {}
 	})

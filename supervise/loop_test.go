@@ -27,21 +27,28 @@ func TestSupervise_RunsJobsOnItsOwnGoroutine(t *testing.T) {
 	waitReady(t, readyFile)
 	sigs := make(chan os.Signal, 1)
 	before := runtime.NumGoroutine()
-	once, beats, during := 0, 0, 0
+	once, beats, during, tries := 0, 0, 0, 0
 	st := c.Supervise(sigs, time.Minute, time.Minute, // the timeout only ends a broken run
-		Job{Run: func(time.Time) { once++ }},
-		Job{After: time.Millisecond, Every: time.Millisecond, Run: func(time.Time) {
+		Job{Run: func(time.Time) time.Duration { once++; return 0 }},
+		Job{Run: func(time.Time) time.Duration { // busy twice, then done
+			if tries++; tries < 3 {
+				return time.Millisecond
+			}
+			return 0
+		}},
+		Job{After: time.Millisecond, Every: time.Millisecond, Run: func(time.Time) time.Duration {
 			beats++
 			during = max(during, runtime.NumGoroutine())
 			if beats == 3 {
 				sigs <- syscall.SIGTERM
 			}
+			return 0
 		}})
 	if st.Code != 0 || st.Signal != 0 || st.TimedOut {
 		t.Fatalf("status %+v, want the helper's exit 0 on TERM", st)
 	}
-	if once != 1 || beats < 3 {
-		t.Fatalf("once ran %d times, the periodic job %d; want 1 and at least 3", once, beats)
+	if once != 1 || tries != 3 || beats < 3 {
+		t.Fatalf("once ran %d times, the retrying job %d, the periodic job %d; want 1, 3 and at least 3", once, tries, beats)
 	}
 	if during > before {
 		t.Fatalf("%d goroutines while supervising, %d before: Supervise started some", during, before)
@@ -54,7 +61,7 @@ func TestSupervise_RunsJobsOnItsOwnGoroutine(t *testing.T) {
 		t.Fatal(err)
 	}
 	once = 0
-	if st := c.Supervise(nil, grace, 0, Job{Run: func(time.Time) { once++ }}); st.Code != 7 || once != 1 {
+	if st := c.Supervise(nil, grace, 0, Job{Run: func(time.Time) time.Duration { once++; return 0 }}); st.Code != 7 || once != 1 {
 		t.Fatalf("status %+v, job ran %d times; want exit 7 and once", st, once)
 	}
 }
@@ -71,10 +78,11 @@ func TestEndRest_RunsTheJobsWhileItWaits(t *testing.T) {
 	}
 	beats := 0
 	var ended bool
-	if st := c.Supervise(nil, grace, 0, Job{After: time.Hour, Every: time.Millisecond, Run: func(time.Time) {
+	if st := c.Supervise(nil, grace, 0, Job{After: time.Hour, Every: time.Millisecond, Run: func(time.Time) time.Duration {
 		if ended {
 			beats++
 		}
+		return 0
 	}}); st.Code != 0 {
 		t.Fatalf("helper ended with %+v", st)
 	}
@@ -105,12 +113,13 @@ func TestSupervise_PtyStopIsNotAnEnd(t *testing.T) {
 	sigs := make(chan os.Signal, 3)
 	sigs <- syscall.SIGSTOP
 	stopped := false
-	st := c.Supervise(sigs, time.Minute, 0, Job{Every: time.Millisecond, Run: func(time.Time) {
+	st := c.Supervise(sigs, time.Minute, 0, Job{Every: time.Millisecond, Run: func(time.Time) time.Duration {
 		if !stopped && procState(c.Pid) == "T" {
 			stopped = true
 			sigs <- syscall.SIGCONT
 			sigs <- syscall.SIGTERM
 		}
+		return 0
 	}})
 	if !stopped || st.Code != 0 || st.Signal != 0 {
 		t.Fatalf("stopped %v, status %+v; want a stop, then exit 0 on TERM", stopped, st)

@@ -54,7 +54,11 @@ type Status struct {
 type Job struct {
 	After time.Duration // the first run, this long after Supervise begins; 0: at once
 	Every time.Duration // then again every Every; 0: once
-	Run   func(now time.Time)
+	// Run does the job's work, without waiting for anything: where it
+	// would have to (another process holds a lock), it returns how soon to
+	// try again, and the supervisor goes on forwarding signals meanwhile.
+	// It returns 0 when the work is done.
+	Run func(now time.Time) (retry time.Duration)
 }
 
 // schedule runs jobs when they are due, through one timer.
@@ -83,8 +87,9 @@ func (s *schedule) runDue(now time.Time) {
 		if s.next[i].IsZero() || s.next[i].After(now) {
 			continue
 		}
-		j.Run(now)
-		switch {
+		switch retry := j.Run(now); {
+		case retry > 0:
+			s.next[i] = now.Add(retry)
 		case j.Every <= 0:
 			s.next[i] = time.Time{}
 		case s.next[i].Add(j.Every).After(now):

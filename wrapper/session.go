@@ -241,31 +241,69 @@ func (s *session) recordChild(c childInfo) supervise.Job {
 		// child's group, which its descendants may outlive padrun in.
 		delay = 0
 	}
-	return supervise.Job{After: delay, Run: func(time.Time) { s.writeChild(c) }}
+	var w childWrite
+	return supervise.Job{After: delay, Run: func(now time.Time) time.Duration { return s.writeChild(c, now, &w) }}
 }
 
-// writeChild writes the child into the markers and the record.
-func (s *session) writeChild(c childInfo) {
-	token, err := ident.StartToken(c.pid)
-	if err != nil {
-		s.o.Log.Debug().Err(err).Int("child_pid", c.pid).Msg("child start token")
+// childWrite is how far writing the child has come.
+type childWrite struct {
+	marked bool          // the markers have it
+	busy   time.Time     // when the registry's lock was first found held
+	retry  time.Duration // the last wait for it
+	told   bool          // people were told it stays held
+}
+
+// writeChild writes the child into the markers, then into the record. It
+// waits for no lock, so that the supervisor forwards signals meanwhile:
+// while another process holds the registry's, it returns how soon to try
+// again, backing off to a second, and says so once the lock has been held
+// for registry.LockWait.
+func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Duration {
+	if !w.marked {
+		token, err := ident.StartToken(c.pid)
+		if err != nil {
+			s.o.Log.Debug().Err(err).Int("child_pid", c.pid).Msg("child start token")
+		}
+		s.mu.Lock()
+		if s.rec != nil { // else cleaned up already
+			s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = c.pid, ident.Token(token)
+			c.token = token
+			s.child = c
+			for _, l := range s.locks {
+				if err := l.SetChild(c.pid, token, c.pgid, c.sid); err != nil {
+					s.o.Log.Warn().Err(err).Msg("record child in marker")
+				}
+			}
+		}
+		s.mu.Unlock()
+		w.marked = true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rec == nil {
-		return // cleaned up already
+		return 0
 	}
-	s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = c.pid, ident.Token(token)
-	c.token = token
-	s.child = c
-	for _, l := range s.locks {
-		if err := l.SetChild(c.pid, token, c.pgid, c.sid); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record child in marker")
+	err := s.reg.TryWrite(s.rec)
+	var held *registry.LockError
+	switch {
+	case errors.As(err, &held):
+		if w.busy.IsZero() {
+			w.busy = now
 		}
-	}
-	if err := s.reg.Write(context.Background(), s.rec); err != nil {
+		if !w.told && now.Sub(w.busy) >= registry.LockWait {
+			w.told = true
+			who := held.Holder
+			if who == "" {
+				who = "another process"
+			}
+			s.o.Log.Warn().Msg("the registry's lock is held by " + who + ": the record gets the child's pid once it is free")
+		}
+		w.retry = min(max(2*w.retry, 10*time.Millisecond), time.Second)
+		return w.retry
+	case err != nil:
 		s.o.Log.Warn().Err(err).Msg("record child in registry")
 	}
+	return 0
 }
 
 // warnFS warns, once a run, that l is held where other machines cannot
@@ -289,12 +327,13 @@ func (s *session) warnFS(l *marker.Lock) {
 // heartbeat is the job that refreshes every marker's mtime each interval.
 func (s *session) heartbeat(every time.Duration) supervise.Job {
 	lost := map[string]bool{}
-	return supervise.Job{After: every, Every: every, Run: func(now time.Time) {
+	return supervise.Job{After: every, Every: every, Run: func(now time.Time) time.Duration {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, l := range s.locks {
 			s.beat(l, now, lost)
 		}
+		return 0
 	}}
 }
 
