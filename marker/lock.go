@@ -521,7 +521,7 @@ func acquireByMarker(file string, m Marker, self ident.Self, h safefile.Handle, 
 		drop()
 		return nil, err
 	}
-	defer clearBreak(breakPath(file), tag)
+	defer dropBreak(breakPath(file), tag)
 	now := time.Now()
 	replace, err := takeover(file, self, now, true)
 	var b []byte
@@ -554,7 +554,7 @@ type breakTag struct {
 }
 
 // takeBreak creates F.live.break exclusively and returns what it wrote
-// there, for clearBreak. A break file whose taker the ladder proves dead is
+// there, for dropBreak. A break file whose taker the ladder proves dead is
 // cleared and tried once more; any other is a waitable refusal: another
 // process is taking the file over.
 func takeBreak(file string, self ident.Self) ([]byte, error) {
@@ -573,7 +573,7 @@ func takeBreak(file string, self ident.Self) ([]byte, error) {
 		if tries == 0 {
 			j, judged, ok := judgeBreak(brk, self)
 			if ok && j.Verdict == ident.Dead {
-				clearBreak(brk, judged) // its taker is dead; try once more
+				clearDeadBreak(brk, judged) // its taker is dead; try once more
 				continue
 			}
 			if ok {
@@ -585,44 +585,66 @@ func takeBreak(file string, self ident.Self) ([]byte, error) {
 	}
 }
 
-// clearBreak removes the break file brk if it still holds want (what was
-// judged dead, or this taker's own tag), and never another taker's.
-// Clearers are serialised by brk+".clear", created exclusively: under it
-// brk is read again, so of two takers that judged one dead file, the later
+// dropBreak removes this taker's own break file brk, at the end of its
+// takeover, if it still holds tag: never one another taker made after
+// judging this one dead (which takes a silent lease on another machine).
+func dropBreak(brk string, tag []byte) {
+	if b, _, err := safefile.ReadBounded(brk, MaxSize); err == nil && bytes.Equal(b, tag) {
+		os.Remove(brk) // Best effort: the next taker judges what is left.
+	}
+}
+
+// clearDeadBreak removes the break file brk, judged dead, if it still
+// holds dead, and never another taker's. Clearers are serialised by
+// brk+".clear", created exclusively with a tag of their own: under it brk
+// is read again, so of two takers that judged one dead file, the later
 // finds the file the first made since and leaves it. A .clear file older
-// than clearLease is a dead clearer's and is removed; one that is fresh is
-// waited for, briefly: what it guards takes a read and an unlink. Where
-// the .clear file cannot be made at all (a name too long for it), brk is
-// read again and removed without it.
-func clearBreak(brk string, want []byte) {
+// than clearLease is a dead clearer's; one that is fresh is waited for,
+// briefly (what it guards takes a read and an unlink), then brk is left for
+// the next try. Where the .clear file cannot be made at all (a name too
+// long for it), brk is read again and removed without it.
+func clearDeadBreak(brk string, dead []byte) {
 	lock := brk + ".clear"
+	own := []byte(tempName()) // a tag no other clearer writes
 	for start := time.Now(); ; time.Sleep(time.Millisecond) {
-		err := safefile.WriteNew(lock, nil)
+		err := safefile.WriteNew(lock, own)
 		if err == nil {
-			defer os.Remove(lock)
+			defer dropBreak(lock, own)
 			break
 		}
 		if !errors.Is(err, os.ErrExist) {
 			break
 		}
-		if _, mtime, err := safefile.ReadBounded(lock, MaxSize); err == nil && time.Since(mtime) > clearLease {
-			os.Remove(lock) // a dead clearer's
+		if b, mtime, err := safefile.ReadBounded(lock, MaxSize); err == nil && time.Since(mtime) > clearLease {
+			takeAside(lock, b) // a dead clearer's
 		}
 		if time.Since(start) > clearWait {
-			return // brk stays, and is judged again by the next taker
+			return
 		}
 	}
-	if b, _, err := safefile.ReadBounded(brk, MaxSize); err == nil && bytes.Equal(b, want) {
-		os.Remove(brk)
-	}
+	dropBreak(brk, dead)
 }
 
-// clearLease is how old a .clear file must be to be a dead clearer's, and
-// clearWait how long clearBreak waits for a live one.
-const (
-	clearLease = 10 * time.Second
-	clearWait  = 100 * time.Millisecond
-)
+// takeAside removes path if it still holds b. It renames path aside first:
+// of several removers, one rename wins and the others find nothing; what it
+// took that is not b (made since) goes back, unless yet another is there.
+func takeAside(path string, b []byte) {
+	aside := filepath.Join(filepath.Dir(path), tempName())
+	if os.Rename(path, aside) != nil {
+		return // gone: taken by another
+	}
+	if got, _, err := safefile.ReadBounded(aside, MaxSize); err == nil && !bytes.Equal(got, b) {
+		os.Link(aside, path) // Best effort: it fails only when a new one is there.
+	}
+	os.Remove(aside) // Best effort: a temp name, ignored by every reader.
+}
+
+// clearLease is how old a .clear file must be to be a dead clearer's: as
+// for a break file of another machine, three lease intervals.
+const clearLease = 3 * breakLeaseSeconds * time.Second
+
+// clearWait is how long clearDeadBreak waits for a live clearer.
+const clearWait = 100 * time.Millisecond
 
 // judgeBreak runs the ladder on a break file's taker, its mtime serving as
 // a heartbeat of breakLeaseSeconds; it returns the bytes it judged.

@@ -378,47 +378,61 @@ func TestNoFlock_DeadTakerBreakFile_IsCleared(t *testing.T) {
 
 // TestClearBreak_OnlyWhatWasJudged: of two takers that judged one dead
 // break file, the later must not remove the file the first made since; a
-// taker removes its own; clearers take turns.
+// taker removes its own, even beside a clearer at work; clearers take
+// turns, and a dead clearer's turn ends.
 func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
 	dir := t.TempDir()
 	brk := breakPath(filepath.Join(dir, "s.jsonl"))
 	dead := []byte(`{"pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1"}`)
 	live := []byte(`{"pid":` + strconv.Itoa(self.Pid) + `,"startToken":"` + self.StartToken + `"}`)
+	empty := func(when string) {
+		t.Helper()
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Fatalf("%s, left behind: %v", when, ents)
+		}
+	}
 	os.WriteFile(brk, dead, 0o600)
-	clearBreak(brk, dead) // the first taker clears the dead file
+	clearDeadBreak(brk, dead) // the first taker clears the dead file
 	if _, err := os.Lstat(brk); !os.IsNotExist(err) {
 		t.Fatal("the dead taker's break file is still there")
 	}
 	os.WriteFile(brk, live, 0o600) // and makes its own
-	clearBreak(brk, dead)          // the second, late, clears what it judged
+	clearDeadBreak(brk, dead)      // the second, late, clears what it judged
 	if b, err := os.ReadFile(brk); err != nil || !bytes.Equal(b, live) {
 		t.Fatalf("the live taker's break file is %q, %v; want it kept", b, err)
 	}
-	clearBreak(brk, live) // the live taker ends its takeover
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Fatalf("left behind: %v", ents)
+	dropBreak(brk, dead) // nor does a taker drop another's
+	if _, err := os.Lstat(brk); err != nil {
+		t.Fatal("a taker dropped another's break file")
 	}
+	dropBreak(brk, live) // the live taker ends its takeover
+	empty("after a takeover")
+
 	// Another clearer at work (a fresh .clear file): waited for, briefly,
-	// and nothing removed; a dead one's (an old .clear file) is removed.
+	// and nothing removed; a taker still drops its own; a dead clearer's
+	// (an old .clear file) is taken aside.
 	os.WriteFile(brk, dead, 0o600)
-	os.WriteFile(brk+".clear", nil, 0o600)
-	clearBreak(brk, dead)
+	os.WriteFile(brk+".clear", []byte("another"), 0o600)
+	clearDeadBreak(brk, dead)
 	if _, err := os.Lstat(brk); err != nil {
 		t.Fatal("the break file was removed beside another clearer")
 	}
+	os.WriteFile(brk, live, 0o600)
+	dropBreak(brk, live)
+	if _, err := os.Lstat(brk); !os.IsNotExist(err) {
+		t.Fatal("a taker's own break file stayed beside a clearer at work")
+	}
+	os.WriteFile(brk, dead, 0o600)
 	old := time.Now().Add(-2 * clearLease)
 	os.Chtimes(brk+".clear", old, old)
-	clearBreak(brk, dead)
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Fatalf("past a dead clearer, left behind: %v", ents)
-	}
-	// A break file whose name leaves no room for .clear is still removed.
+	clearDeadBreak(brk, dead)
+	empty("past a dead clearer")
+
+	// A break file whose name leaves no room for .clear is still cleared.
 	long := breakPath(filepath.Join(dir, strings.Repeat("x", 255-len(breakPath("")))))
-	os.WriteFile(long, live, 0o600)
-	clearBreak(long, live)
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Fatalf("with a 255-character name, left behind: %v", ents)
-	}
+	os.WriteFile(long, dead, 0o600)
+	clearDeadBreak(long, dead)
+	empty("with a 255-character name")
 }
 
 func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {

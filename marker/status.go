@@ -154,7 +154,7 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 			st.State, st.Verdict, st.Reason = Unknown, he.Judgement.Verdict, he.Judgement.Reason
 			return st, nil
 		}
-		defer clearBreak(breakPath(file), tag)
+		defer dropBreak(breakPath(file), tag)
 	}
 	st = judgeMarker(st, self)
 	if st.State == Stale || (force && st.State == Unknown) {
