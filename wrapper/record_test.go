@@ -56,3 +56,25 @@ func TestWriteChild_NeverWaitsForTheRegistry(t *testing.T) {
 		t.Fatalf("the record lacks the child: %s", b)
 	}
 }
+
+// TestJobs_NeverWaitForAClaim: a claim holds the session while it writes
+// the record (and may wait for the registry's lock meanwhile): the
+// supervisor's jobs try again later rather than wait for it.
+func TestJobs_NeverWaitForAClaim(t *testing.T) {
+	s, _ := testSession(t, t.TempDir())
+	s.mu.Lock() // a claim at work
+	defer s.mu.Unlock()
+	got := make(chan [2]time.Duration, 1)
+	go func() {
+		var w childWrite
+		got <- [2]time.Duration{s.writeChild(childInfo{pid: os.Getpid()}, time.Now(), &w), s.heartbeat(time.Second).Run(time.Now())}
+	}()
+	select {
+	case g := <-got:
+		if g[0] != busyRetry || g[1] != busyRetry {
+			t.Fatalf("the child's record and the heartbeat: again in %v and %v, want %v", g[0], g[1], busyRetry)
+		}
+	case <-time.After(time.Minute): // only a broken rule gets here
+		t.Fatal("a job waits for the session while a claim holds it")
+	}
+}

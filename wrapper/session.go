@@ -245,6 +245,9 @@ func (s *session) recordChild(c childInfo) supervise.Job {
 	return supervise.Job{After: delay, Run: func(now time.Time) time.Duration { return s.writeChild(c, now, &w) }}
 }
 
+// busyRetry is how soon a job tries again when a claim holds the session.
+const busyRetry = 10 * time.Millisecond
+
 // childWrite is how far writing the child has come.
 type childWrite struct {
 	marked bool          // the markers have it
@@ -259,12 +262,17 @@ type childWrite struct {
 // again, backing off to a second, and says so once the lock has been held
 // for registry.LockWait.
 func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Duration {
+	// A claim holds the session while it writes the record, which may wait
+	// for the registry's lock: never wait for it here.
+	if !s.mu.TryLock() {
+		return busyRetry
+	}
+	defer s.mu.Unlock()
 	if !w.marked {
 		token, err := ident.StartToken(c.pid)
 		if err != nil {
 			s.o.Log.Debug().Err(err).Int("child_pid", c.pid).Msg("child start token")
 		}
-		s.mu.Lock()
 		if s.rec != nil { // else cleaned up already
 			s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = c.pid, ident.Token(token)
 			c.token = token
@@ -275,11 +283,8 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 				}
 			}
 		}
-		s.mu.Unlock()
 		w.marked = true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.rec == nil {
 		return 0
 	}
@@ -328,7 +333,9 @@ func (s *session) warnFS(l *marker.Lock) {
 func (s *session) heartbeat(every time.Duration) supervise.Job {
 	lost := map[string]bool{}
 	return supervise.Job{After: every, Every: every, Run: func(now time.Time) time.Duration {
-		s.mu.Lock()
+		if !s.mu.TryLock() {
+			return busyRetry // a claim at work: see writeChild
+		}
 		defer s.mu.Unlock()
 		for _, l := range s.locks {
 			s.beat(l, now, lost)
