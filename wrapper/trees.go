@@ -16,15 +16,19 @@ type TreesResult struct {
 	Kept    []KeptTree `json:"cgroups_kept"`
 }
 
-// KeptTree is the cgroup of a dead padrun that processes of its session
-// still live in.
+// KeptTree is the cgroup of a dead padrun that PruneTrees kept: processes
+// of its session still live in it, or it could not be removed.
 type KeptTree struct {
 	Path  string `json:"path"`
-	Procs []int  `json:"pids"`
+	Procs []int  `json:"pids,omitempty"`
+	Err   string `json:"error,omitempty"`
 }
 
-// String names the cgroup and what still runs in it.
+// String says why the cgroup was kept.
 func (k KeptTree) String() string {
+	if k.Err != "" {
+		return k.Path + " of a dead padrun: " + k.Err
+	}
 	return fmt.Sprintf("%s of a dead padrun: %s still running in it", k.Path, names(k.Procs))
 }
 
@@ -71,6 +75,9 @@ func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
 // remove otherwise: those whose padrun is proven dead and that are empty.
 // The kernel refuses to remove a cgroup that any process lives in; those
 // are kept, with their processes.
+//
+// A cgroup that cannot be removed is kept with the error, and the others
+// are still looked at; only a folder that cannot be listed is an error.
 func PruneTrees(now time.Time) (TreesResult, error) {
 	res := TreesResult{Kept: []KeptTree{}}
 	left, err := supervise.LeftTrees()
@@ -85,7 +92,7 @@ func PruneTrees(now time.Time) (TreesResult, error) {
 		gone, procs, err := supervise.RemoveLeftTree(t.Path)
 		switch {
 		case err != nil:
-			return res, fmt.Errorf("remove cgroup %s: %w", t.Path, err)
+			res.Kept = append(res.Kept, KeptTree{Path: t.Path, Err: err.Error()})
 		case gone:
 			res.Removed++
 		case len(procs) > 0:

@@ -157,7 +157,7 @@ func main() {
 func buildGo(b *testing.B, name, source string) string {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte(source), 0o600)
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+name+"\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+name+"\n\ngo 1.26.8\n"), 0o600) // padrun's go line: the same GODEBUG defaults
 	out := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir, cmd.Env, cmd.Stderr = dir, append(os.Environ(), "CGO_ENABLED=0"), os.Stderr

@@ -32,7 +32,7 @@ func init() {
 			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
 		{name: "prune", max: 0, setup: setupPrune,
 			short:   "remove dead records",
-			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left, once a minute old; one that processes of the dead session still live in is kept, and they are named."},
+			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left (one named by an earlier release once a minute old); one that processes of the dead session still live in is kept, and they are named."},
 		{name: "version", max: 0, setup: setupVersion,
 			short:   "print the version, commit and Go version",
 			summary: "Prints padrun's version, commit and Go version."},
@@ -254,9 +254,11 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// The records are pruned by now: a cgroup folder that cannot be read
+	// is said, and pad's line still printed.
 	trees, err := wrapper.PruneTrees(time.Now())
 	if err != nil {
-		return err
+		fmt.Fprintf(stderr, "padrun: %v\n", err)
 	}
 	if asJSON {
 		writeJSON(stdout, struct {
