@@ -585,9 +585,10 @@ func takeBreak(file string, self ident.Self) ([]byte, error) {
 	}
 }
 
-// dropBreak removes this taker's own break file brk, at the end of its
-// takeover, if it still holds tag: never one another taker made after
-// judging this one dead (which takes a silent lease on another machine).
+// dropBreak removes this taker's own break file brk at the end of its
+// takeover (or a clearer's own .clear file) if it still holds tag: never
+// one another made after judging this one dead (which takes a silent lease
+// on another machine).
 func dropBreak(brk string, tag []byte) {
 	if b, _, err := safefile.ReadBounded(brk, MaxSize); err == nil && bytes.Equal(b, tag) {
 		os.Remove(brk) // Best effort: the next taker judges what is left.
