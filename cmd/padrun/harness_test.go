@@ -180,6 +180,30 @@ func cmdWaitpane(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[2], text)
 }
 
+// keysuntil SOCKET TARGET KEY PATTERN sends KEY to a tmux pane until the
+// pane matches PATTERN: again after each 3 s without a match, for at most a
+// minute. For a key that a program drops while it loads (a picker), and
+// that does no harm sent twice.
+func cmdKeysuntil(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: keysuntil SOCKET TARGET KEY PATTERN")
+	}
+	re, err := regexp.Compile("(?m)" + args[3])
+	ts.Check(err)
+	sock := ts.MkAbs(args[0])
+	var text []byte
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		ts.Check(exec.Command("tmux", "-S", sock, "send-keys", "-t", args[1], args[2]).Run())
+		for again := time.Now().Add(3 * time.Second); time.Now().Before(again); time.Sleep(20 * time.Millisecond) {
+			text, _ = exec.Command("tmux", "-S", sock, "capture-pane", "-p", "-t", args[1]).Output()
+			if re.Match(text) {
+				return
+			}
+		}
+	}
+	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[3], text)
+}
+
 // waitgone FILE polls until FILE no longer exists, for at most a minute.
 func cmdWaitgone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {

@@ -87,6 +87,7 @@ func params(dir string) testscript.Params {
 			"records":      cmdRecords,
 			"fakemodel":    cmdFakeModel,
 			"waitpane":     cmdWaitpane,
+			"keysuntil":    cmdKeysuntil,
 			"waitgone":     cmdWaitgone,
 			"forks":        cmdForks,
 			"normcmp":      cmdNormcmp,
