@@ -168,16 +168,24 @@ func cmdWaitpane(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 {
 		ts.Fatalf("usage: waitpane SOCKET TARGET PATTERN")
 	}
-	re, err := regexp.Compile("(?m)" + args[2])
+	if text, ok := watchPane(ts, args[0], args[1], args[2], !neg, time.Minute); !ok {
+		ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[2], text)
+	}
+}
+
+// watchPane polls a tmux pane for at most within until whether it matches
+// pattern is want; it returns the pane's last text and whether it came.
+func watchPane(ts *testscript.TestScript, sock, target, pattern string, want bool, within time.Duration) ([]byte, bool) {
+	re, err := regexp.Compile("(?m)" + pattern)
 	ts.Check(err)
 	var text []byte
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		text, _ = exec.Command("tmux", "-S", ts.MkAbs(args[0]), "capture-pane", "-p", "-t", args[1]).Output()
-		if re.Match(text) != neg {
-			return
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		text, _ = exec.Command("tmux", "-S", ts.MkAbs(sock), "capture-pane", "-p", "-t", target).Output()
+		if re.Match(text) == want {
+			return text, true
 		}
 	}
-	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[2], text)
+	return text, false
 }
 
 // keysuntil SOCKET TARGET KEY PATTERN sends KEY to a tmux pane until the
@@ -188,17 +196,12 @@ func cmdKeysuntil(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 4 {
 		ts.Fatalf("usage: keysuntil SOCKET TARGET KEY PATTERN")
 	}
-	re, err := regexp.Compile("(?m)" + args[3])
-	ts.Check(err)
-	sock := ts.MkAbs(args[0])
 	var text []byte
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-		ts.Check(exec.Command("tmux", "-S", sock, "send-keys", "-t", args[1], args[2]).Run())
-		for again := time.Now().Add(3 * time.Second); time.Now().Before(again); time.Sleep(20 * time.Millisecond) {
-			text, _ = exec.Command("tmux", "-S", sock, "capture-pane", "-p", "-t", args[1]).Output()
-			if re.Match(text) {
-				return
-			}
+		ts.Check(exec.Command("tmux", "-S", ts.MkAbs(args[0]), "send-keys", "-t", args[1], args[2]).Run())
+		var ok bool
+		if text, ok = watchPane(ts, args[0], args[1], args[3], true, 3*time.Second); ok {
+			return
 		}
 	}
 	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[3], text)
