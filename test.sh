@@ -1,26 +1,58 @@
 #!/usr/bin/env bash
 # Runs every test of padrun. It first installs what the end-to-end tests
-# need: the pinned harnesses from npm (into .cache/harness); tmux; zsh and
-# fish for the shell examples; PyYAML to read the CI examples; bindfs for
-# the shared-folder tests.
+# need: the pinned harnesses from npm, in two columns side by side (the
+# oldest supported release and the newest), each with the Node.js it runs
+# on, also from npm, into .cache/harness/<column>; tmux; zsh and fish for the
+# shell examples; PyYAML to read the CI examples; bindfs for the
+# shared-folder tests. It needs npm (any Node.js that runs npm) and Go.
 # Extra arguments go to go test, e.g. ./test.sh -run TestHarnesses -v
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# The harnesses need Node.js 20.6 or newer, and npm to install them.
-if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a == 20 && b >= 6) ? 0 : 1)' 2>/dev/null ||
-  ! command -v npm >/dev/null; then
-  echo "test.sh: the tests need Node.js 20.6 or newer and npm (found node $(node --version 2>/dev/null || echo none))" >&2
+# The columns: what each installs. The harness pins are also the tested
+# versions that padrun declares (wrapper/harness): a test keeps them equal.
+# codex 0.171.0 is both its oldest supported and its newest release; the
+# columns still differ for it: on Node 20 its launcher runs the native codex
+# as a grandchild, on Node 24 it execve's it (SPEC 4.3).
+oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0)
+newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0)
+
+if ! command -v npm >/dev/null; then
+  echo "test.sh: the tests need npm, to install the pinned harnesses and their Node.js" >&2
   exit 1
 fi
 
-pins=(@earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0)
-harness=.cache/harness
-if [ "$(cat "$harness/.pins" 2>/dev/null)" != "${pins[*]}" ]; then
-  mkdir -p "$harness"
-  npm install --prefix "$harness" --no-audit --no-fund --loglevel=error "${pins[@]}"
-  echo "${pins[*]}" >"$harness/.pins"
-fi
+# install COLUMN PKG@VERSION...: one npm prefix a column, with Node.js
+# from the node-linux-<arch> package in its node_modules/.bin beside the
+# harnesses. Done again only when the pins change.
+install() {
+  local column=$1 dir=.cache/harness/$1
+  shift
+  local pkgs=() arch
+  case "$(uname -m)" in
+  x86_64) arch=x64 ;;
+  aarch64 | arm64) arch=arm64 ;;
+  *) echo "test.sh: no Node.js package for $(uname -m)" >&2; exit 1 ;;
+  esac
+  for p in "$@"; do
+    case "$p" in
+    node@*) pkgs+=("node-linux-$arch@${p#node@}") ;;
+    *) pkgs+=("$p") ;;
+    esac
+  done
+  if [ "$(cat "$dir/.pins" 2>/dev/null)" = "${pkgs[*]}" ] && [ -x "$dir/node_modules/.bin/node" ]; then
+    return
+  fi
+  echo "test.sh: installing the $column column: ${pkgs[*]}" >&2
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --engine-strict=false "${pkgs[@]}"
+  echo "${pkgs[*]}" >"$dir/.pins"
+}
+install oldest "${oldest[@]}" &
+old=$!
+install newest "${newest[@]}"
+wait $old
 
 missing=()
 command -v tmux >/dev/null || missing+=(tmux)
@@ -40,4 +72,4 @@ fi
 # Race-instrumented binaries sleep a second at exit by default, and every
 # padrun and fake harness the tests start is one.
 export GORACE="${GORACE:-atexit_sleep_ms=0}"
-exec go test -race -count=1 -timeout 30m ./... "$@"
+exec go test -race -count=1 -timeout 45m ./... "$@"

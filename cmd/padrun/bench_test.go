@@ -104,7 +104,7 @@ func report(b *testing.B, names []string, samples [][]sample) {
 // server: go test -run '^$' -bench PiPrint -benchtime 1x -rounds 10
 func BenchmarkPiPrint(b *testing.B) {
 	padrun := buildPadrun(b)
-	bin := harnessBin()
+	bin := newestColumn().bin
 	pi := filepath.Join(bin, "pi")
 	if _, err := os.Stat(pi); err != nil {
 		b.Fatalf("pi is not installed in %s: run ./test.sh first", bin)
@@ -119,7 +119,7 @@ func BenchmarkPiPrint(b *testing.B) {
 	os.MkdirAll(agent, 0o700)
 	os.WriteFile(filepath.Join(agent, "models.json"), []byte(`{"providers":{"fake":{"baseUrl":"`+m.URL+`/v1","api":"openai-completions","apiKey":"k","compat":{"supportsDeveloperRole":false,"supportsReasoningEffort":false},"models":[{"id":"fake-model","contextWindow":128000,"maxTokens":4096}]}}}`), 0o600)
 	os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"defaultProvider":"fake","defaultModel":"fake-model","quietStartup":true,"enableInstallTelemetry":false,"retry":{"enabled":false}}`), 0o600)
-	env := append(os.Environ(), "HOME="+work, "PI_CODING_AGENT_DIR="+agent, "PI_OFFLINE=1", "PI_TELEMETRY=0",
+	env := append(os.Environ(), "PATH="+bin+string(filepath.ListSeparator)+os.Getenv("PATH"), "HOME="+work, "PI_CODING_AGENT_DIR="+agent, "PI_OFFLINE=1", "PI_TELEMETRY=0",
 		"PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
 	for i := 0; i < b.N; i++ {
 		s := alternate(b, env, work,

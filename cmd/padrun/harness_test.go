@@ -20,16 +20,6 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// harnessBin is the folder holding the real pi, claude and codex: the
-// pinned npm packages that ./test.sh installs.
-func harnessBin() string {
-	if d := os.Getenv("PADRUN_HARNESS_BIN"); d != "" {
-		return d
-	}
-	d, _ := filepath.Abs("../../.cache/harness/node_modules/.bin")
-	return d
-}
-
 // TestTerminal runs padrun at a real terminal, under tmux.
 func TestTerminal(t *testing.T) {
 	requireTool(t, "tmux")
@@ -95,16 +85,30 @@ func cmdDelivered(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // TestHarnesses runs the real harnesses under padrun against a fake model
-// server on 127.0.0.1.
+// server on 127.0.0.1, once for each column of pinned versions: every
+// script runs against the oldest supported releases and the newest.
 func TestHarnesses(t *testing.T) {
-	requireHarnesses(t)
+	cols := requireColumns(t)
 	requireTool(t, "tmux")
-	testscript.Run(t, params("testdata/harness"))
+	for _, c := range cols {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := params("testdata/harness")
+			setup := p.Setup
+			p.Setup = func(env *testscript.Env) error {
+				c.setup(env.Setenv)
+				return setup(env)
+			}
+			p.Condition = c.condition
+			testscript.Run(t, p)
+		})
+	}
 }
 
 // fakemodel starts the fake model server for this script and points every
 // harness at it: pi's models.json and settings.json, Claude's environment,
-// codex's config.toml. The harnesses come first in PATH.
+// codex's config.toml. The column's harnesses and Node.js come first in
+// PATH.
 func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: fakemodel")
@@ -129,7 +133,7 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 		"ANTHROPIC_BASE_URL": m.URL, "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_TELEMETRY": "1", "CLAUDE_CONFIG_DIR": filepath.Join(work, "claude-config"),
 		"CODEX_HOME": codexHome, "FAKE_KEY": "fake", "TERM": "xterm-256color",
-		"PATH": harnessBin() + string(filepath.ListSeparator) + ts.Getenv("PATH"),
+		"PATH": ts.Getenv("HARNESS_BIN") + string(filepath.ListSeparator) + ts.Getenv("PATH"),
 	} {
 		setenv(ts, k, v)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,18 +35,6 @@ func requireTool(t testing.TB, names ...string) {
 	t.Helper()
 	if err := missing(names...); err != nil {
 		unavailable(t, "%v", err)
-	}
-}
-
-// requireHarnesses skips or fails t, as unavailable does, unless the
-// pinned pi, claude and codex are installed.
-func requireHarnesses(t testing.TB) {
-	t.Helper()
-	bin := harnessBin()
-	for _, h := range []string{"pi", "claude", "codex"} {
-		if _, err := os.Stat(filepath.Join(bin, h)); err != nil {
-			unavailable(t, "%s is not installed in %s: run ./test.sh, which installs the pinned harnesses (or set PADRUN_HARNESS_BIN)", h, bin)
-		}
 	}
 }
 
