@@ -19,6 +19,7 @@ func (m Marker) encode() []byte {
 	b = str(b, "machineId", m.MachineID)
 	b = str(b, "hostname", m.Hostname)
 	b = str(b, "pidNamespace", string(m.PidNamespace))
+	b = str(b, "timeNamespace", string(m.TimeNamespace))
 	b = jsonenc.Int(jsonenc.Key(b, ",", "", "uid"), m.UID)
 	b = num(b, "childPid", m.ChildPid)
 	b = str(b, "childStartToken", string(m.ChildStartToken))

@@ -47,7 +47,7 @@ func FuzzEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v int, tool, version, nonce, file, id string, pid int, token, boot, mach, host, ns string, uid, cpid int, ctoken, cg string, pgid, sid int, h, mode, agent, created string, hb int) {
 		m := Marker{V: v, Tool: tool, Version: version, Nonce: nonce, SessionFile: file, SessionID: id,
 			Pid: pid, StartToken: ident.Token(token), BootID: boot, MachineID: mach, Hostname: host,
-			PidNamespace: ident.Token(ns), UID: uid, ChildPid: cpid, ChildStartToken: ident.Token(ctoken),
+			PidNamespace: ident.Token(ns), TimeNamespace: ident.Token(ns), UID: uid, ChildPid: cpid, ChildStartToken: ident.Token(ctoken),
 			Cgroup: cg, ChildPgid: pgid, ChildSid: sid, Harness: h, Mode: mode, Agent: agent,
 			CreatedAt: created, HeartbeatSeconds: hb, ModTime: time.Now()}
 		want, err := json.Marshal(m)

@@ -545,12 +545,13 @@ const breakLeaseSeconds = 10
 
 // breakTag says who holds the break file, for the verdict ladder.
 type breakTag struct {
-	Pid          int         `json:"pid"`
-	StartToken   ident.Token `json:"startToken,omitempty"`
-	BootID       string      `json:"bootId,omitempty"`
-	MachineID    string      `json:"machineId,omitempty"`
-	Hostname     string      `json:"hostname,omitempty"`
-	PidNamespace ident.Token `json:"pidNamespace,omitempty"`
+	Pid           int         `json:"pid"`
+	StartToken    ident.Token `json:"startToken,omitempty"`
+	BootID        string      `json:"bootId,omitempty"`
+	MachineID     string      `json:"machineId,omitempty"`
+	Hostname      string      `json:"hostname,omitempty"`
+	PidNamespace  ident.Token `json:"pidNamespace,omitempty"`
+	TimeNamespace ident.Token `json:"timeNamespace,omitempty"`
 }
 
 // takeBreak creates F.live.break exclusively and returns what it wrote
@@ -560,7 +561,7 @@ type breakTag struct {
 func takeBreak(file string, self ident.Self) ([]byte, error) {
 	brk := breakPath(file)
 	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
-		self.Hostname, ident.Token(self.PidNamespace)})
+		self.Hostname, ident.Token(self.PidNamespace), ident.Token(self.TimeNamespace)})
 	for tries := 0; ; tries++ {
 		err := safefile.WriteNew(brk, tag)
 		if err == nil {
@@ -656,7 +657,7 @@ func judgeBreak(brk string, self ident.Self) (Judgement, []byte, bool) {
 		return Judgement{}, nil, false
 	}
 	return verdictOf(Proc{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
-		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), Heartbeat: mtime,
+		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), TimeNamespace: string(t.TimeNamespace), Heartbeat: mtime,
 		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), b, true
 }
 

@@ -47,6 +47,7 @@ type Marker struct {
 	MachineID       string      `json:"machineId,omitempty"`
 	Hostname        string      `json:"hostname,omitempty"`
 	PidNamespace    ident.Token `json:"pidNamespace,omitempty"`
+	TimeNamespace   ident.Token `json:"timeNamespace,omitempty"`
 	UID             int         `json:"uid"`
 	ChildPid        int         `json:"childPid,omitempty"`
 	ChildStartToken ident.Token `json:"childStartToken,omitempty"`
@@ -74,7 +75,7 @@ func New(self ident.Self, file, nonce string, now time.Time) Marker {
 		V: 1, Tool: Tool, Nonce: nonce, SessionFile: file,
 		Pid: self.Pid, StartToken: ident.Token(self.StartToken),
 		BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
-		PidNamespace: ident.Token(self.PidNamespace), UID: self.UID,
+		PidNamespace: ident.Token(self.PidNamespace), TimeNamespace: ident.Token(self.TimeNamespace), UID: self.UID,
 		CreatedAt: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 	}
 }
@@ -100,6 +101,7 @@ type Proc struct {
 	MachineID        string
 	Hostname         string
 	PidNamespace     string
+	TimeNamespace    string
 	Heartbeat        time.Time // the marker's mtime
 	HeartbeatSeconds int
 }
@@ -109,8 +111,8 @@ func (m *Marker) Proc() Proc {
 	return Proc{
 		Pid: m.Pid, StartToken: string(m.StartToken),
 		BootID: m.BootID, MachineID: m.MachineID, Hostname: m.Hostname,
-		PidNamespace: string(m.PidNamespace),
-		Heartbeat:    m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds,
+		PidNamespace: string(m.PidNamespace), TimeNamespace: string(m.TimeNamespace),
+		Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds,
 	}
 }
 
@@ -152,8 +154,11 @@ func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
 		return Judgement{ident.Dead, "pid " + strconv.Itoa(h.Pid) + " ran in a previous boot (boot id " + short(h.BootID) + ", now " + short(self.BootID) + ")"}, nil
 	}
-	if h.PidNamespace != "" && self.PidNamespace != "" && h.PidNamespace != self.PidNamespace {
-		return remote(h, now, "another pid namespace ("+h.PidNamespace+"), pid "+strconv.Itoa(h.Pid)+" cannot be checked"), nil
+	// Rung 4: a pid of another pid namespace names another process here,
+	// and a start token read in another time namespace is shifted by its
+	// boottime offset: neither proves anything, alive or dead.
+	if ns := ident.OtherNamespace(h.PidNamespace, h.TimeNamespace, self.PidNamespace, self.TimeNamespace); ns != "" {
+		return remote(h, now, ns+", pid "+strconv.Itoa(h.Pid)+" cannot be checked"), nil
 	}
 	v, why, err := ident.Check(h.Pid, h.StartToken)
 	if v != ident.Dead {

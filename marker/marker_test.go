@@ -65,7 +65,8 @@ func threadID(t *testing.T) int {
 
 func TestVerdictLadder(t *testing.T) {
 	now := time.Now()
-	live := Proc{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname, PidNamespace: self.PidNamespace}
+	live := Proc{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
+		PidNamespace: self.PidNamespace, TimeNamespace: self.TimeNamespace}
 	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
 	tests := []struct {
 		name   string
@@ -96,6 +97,12 @@ func TestVerdictLadder(t *testing.T) {
 		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *Proc) {
 			h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
 		}), ident.Dead, "heartbeat silent"},
+		{"OtherTimeNamespace_ShiftedToken_IsUnknown", with(func(h *Proc) { h.TimeNamespace, h.StartToken = "1", "1" }), ident.Unknown, "another time namespace (1), pid"},
+		{"OtherTimeNamespace_PidGone_IsUnknown", with(func(h *Proc) { h.TimeNamespace, h.Pid = "1", reapedPid(t) }), ident.Unknown, "another time namespace"},
+		{"OtherTimeNamespace_StaleHeartbeat_IsDead", with(func(h *Proc) {
+			h.TimeNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
+		}), ident.Dead, "heartbeat silent"},
+		{"NoTimeNamespace_IsThisOne", with(func(h *Proc) { h.TimeNamespace = "" }), ident.Alive, "start time matches"},
 		{"PidGone_IsDead", with(func(h *Proc) { h.Pid = reapedPid(t) }), ident.Dead, "is gone"},
 		{"StartTokenMatches_IsAlive", live, ident.Alive, "start time matches, same boot"},
 		{"PidReused_IsDead", with(func(h *Proc) { h.StartToken = "1" }), ident.Dead, "was reused"},

@@ -39,7 +39,13 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	if !samePids {
 		return Judgement{}, true
 	}
-	pids, err := ident.GroupProcs(m.ChildPgid, m.ChildSid, string(m.StartToken))
+	// A process that started before the session cannot be of it, but a
+	// start token read in another time namespace is shifted: no floor then.
+	since := string(m.StartToken)
+	if ident.OtherNamespace("", string(m.TimeNamespace), "", self.TimeNamespace) != "" {
+		since = ""
+	}
+	pids, err := ident.GroupProcs(m.ChildPgid, m.ChildSid, since)
 	if err != nil {
 		return Judgement{ident.Unknown, gone + "its processes cannot be listed: " + err.Error()}, false
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // deadPadrunMarker writes a padrun marker whose padrun and child are gone,
@@ -83,6 +84,40 @@ func TestTakeover_GroupProcessOlderThanPadrun_NotCounted(t *testing.T) {
 		t.Fatalf("Acquire = %v, want taken over", err)
 	}
 	l.Release()
+}
+
+// A padrun of another time namespace read its start tokens shifted by that
+// namespace's boottime offset: a live process whose token differs from the
+// one recorded is not proven reused. Refused as unknown, never taken over.
+func TestTakeover_OtherTimeNamespace_ShiftedToken_Unknown(t *testing.T) {
+	cmd := groupLeader(t)
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	m := `{"tool":"padrun","pid":` + strconv.Itoa(cmd.Process.Pid) + `,"startToken":"99999999999","childPid":` + strconv.Itoa(reapedPid(t)) +
+		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `","timeNamespace":"1"}`
+	if err := os.WriteFile(MarkerPath(file), []byte(m), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := TryAcquire(file, newMarker(file), self)
+	var he *HeldError
+	if !asHeld(err, &he) || he.Judgement.Verdict.String() != "unknown" || !strings.Contains(he.Judgement.Reason, "another time namespace (1)") {
+		t.Fatalf("Acquire = %v, want an unknown refusal naming another time namespace", err)
+	}
+}
+
+// Once its heartbeat is silent, its child's group is still searched, but
+// with no start-time floor: the recorded one is shifted.
+func TestTakeover_OtherTimeNamespace_GroupHasNoFloor(t *testing.T) {
+	cmd := groupLeader(t)
+	file := deadPadrunMarker(t, `,"timeNamespace":"1","heartbeatSeconds":1,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
+	b, _ := os.ReadFile(MarkerPath(file))
+	os.WriteFile(MarkerPath(file), []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1)), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(MarkerPath(file), old, old)
+	_, err := TryAcquire(file, newMarker(file), self)
+	var he *HeldError
+	if !asHeld(err, &he) || !strings.Contains(he.Judgement.Reason, "pid "+strconv.Itoa(cmd.Process.Pid)+" (sleep)") {
+		t.Fatalf("Acquire = %v, want a refusal naming pid %d (sleep)", err, cmd.Process.Pid)
+	}
 }
 
 // A recorded cgroup that is not a cgroup v2 folder proves nothing: refused

@@ -153,7 +153,7 @@ func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
 }
 
 func writeBreak(t *testing.T, file string, who ident.Self, mtime time.Time) {
-	b, _ := json.Marshal(breakTag{who.Pid, ident.Token(who.StartToken), who.BootID, who.MachineID, who.Hostname, ""})
+	b, _ := json.Marshal(breakTag{who.Pid, ident.Token(who.StartToken), who.BootID, who.MachineID, who.Hostname, "", ""})
 	os.Remove(breakPath(file))
 	if err := os.WriteFile(breakPath(file), b, 0o600); err != nil {
 		t.Fatal(err)

@@ -31,6 +31,8 @@ func (rec *Record) encode() []byte {
 		in.str(p.ChildProcStart != "", "child_proc_start", string(p.ChildProcStart))
 		in.num(p.ParentSessionPid != 0, "parent_session_pid", p.ParentSessionPid)
 		in.str(true, "command", p.Command)
+		in.str(p.PidNamespace != "", "pid_namespace", p.PidNamespace)
+		in.str(p.TimeNamespace != "", "time_namespace", p.TimeNamespace)
 		o.b = append(in.b, "\n  }"...)
 	}
 	return append(o.b, "\n}"...)

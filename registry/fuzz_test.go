@@ -71,7 +71,8 @@ func FuzzEncode(f *testing.F) {
 			SessionID: id, Agent: agent, Pid: pid, Cwd: cwd, RegisteredAt: at}
 		if padrun {
 			rec.Padrun = &Padrun{Version: version, Harness: harness, Mode: mode, ChildPid: cpid,
-				ChildProcStart: ident.Token(cstart), ParentSessionPid: spid ^ pid, Command: command}
+				ChildProcStart: ident.Token(cstart), ParentSessionPid: spid ^ pid, Command: command,
+				PidNamespace: harness, TimeNamespace: mode}
 			rec.Padrun.SessionFiles = list(files, nfiles)
 			rec.Padrun.Markers = list(files+".live.json", nmarkers)
 		}

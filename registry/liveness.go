@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/padrun/padrun/marker/ident"
 )
@@ -18,6 +19,20 @@ type Owner struct {
 	SocketMtimeUnixNano int64
 	SocketIno           uint64
 	SocketDev           uint64
+	// PidNamespace and TimeNamespace are those the pid and its start token
+	// were read in, when the record says ("" when it does not).
+	PidNamespace  string
+	TimeNamespace string
+}
+
+// readerNamespaces are this process's pid and time namespaces, read once.
+var readerNamespaces = sync.OnceValues(ident.Namespaces)
+
+// otherNamespace says why o's pid cannot be checked from this process's
+// namespaces, or "" when it can.
+func otherNamespace(o Owner) string {
+	pidNS, timeNS := readerNamespaces()
+	return ident.OtherNamespace(o.PidNamespace, o.TimeNamespace, pidNS, timeNS)
 }
 
 // OwnerLiveness is pad's verdict on an owner: every recorded signal must
@@ -26,6 +41,8 @@ type Owner struct {
 // owner, and one rebound at the same path is another session. The pid, when
 // recorded, must be alive and still carry its start token. Any dead -> dead;
 // else any unknown -> unknown; else alive. No socket and no pid -> dead.
+// A pid of another pid or time namespace is unknown, never dead: it names
+// another process here, or its start token was read shifted.
 func OwnerLiveness(o Owner) (ident.Verdict, string) {
 	if o.Socket == "" && o.PID <= 0 {
 		return ident.Dead, "no socket and no pid recorded"
@@ -39,7 +56,12 @@ func OwnerLiveness(o Owner) (ident.Verdict, string) {
 		verdict, reason = v, why
 	}
 	if o.PID > 0 {
-		v, why := pidLiveness(o.PID, o.ProcStart)
+		v, why := ident.Unknown, ""
+		if ns := otherNamespace(o); ns != "" {
+			why = ns + ", pid " + strconv.Itoa(o.PID) + " cannot be checked"
+		} else {
+			v, why = pidLiveness(o.PID, o.ProcStart)
+		}
 		if v == ident.Dead {
 			return v, why
 		}

@@ -162,6 +162,7 @@ func (e *Entry) fill(g *registration) {
 		var p Padrun
 		if json.Unmarshal(g.Padrun, &p) == nil {
 			e.Padrun = &p
+			e.owner.PidNamespace, e.owner.TimeNamespace = p.PidNamespace, p.TimeNamespace
 		}
 	}
 }

@@ -54,6 +54,10 @@ type Padrun struct {
 	ChildProcStart   ident.Token `json:"child_proc_start,omitempty"`
 	ParentSessionPid int         `json:"parent_session_pid,omitempty"`
 	Command          string      `json:"command"`
+	// PidNamespace and TimeNamespace are the namespaces session_pid and
+	// proc_start were read in: from any other, they cannot be checked.
+	PidNamespace  string `json:"pid_namespace,omitempty"`
+	TimeNamespace string `json:"time_namespace,omitempty"`
 }
 
 // Owner returns the pid and start token that the record's liveness follows.
@@ -114,6 +118,9 @@ func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) e
 	path := r.Path(rec.SessionPID)
 	tmp := filepath.Join(r.Dir, "."+strconv.Itoa(rec.SessionPID)+".json."+uuid.NewString()[:8]+".tmp")
 	return r.locked(ctx, wait, func() error {
+		if err := taken(path); err != nil {
+			return err
+		}
 		if err := safefile.WriteNew(tmp, b); err != nil {
 			return fmt.Errorf("registry: write %s: %w", tmp, err)
 		}
@@ -131,6 +138,35 @@ func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) e
 	})
 }
 
+// TakenError says that a record's path holds the record of a session of
+// another pid or time namespace that is not proven dead: pids repeat across
+// pid namespaces (each one's first process is pid 1), and that session's
+// record is not this one's to replace.
+type TakenError struct {
+	Path      string
+	Namespace string // "another pid namespace (N)", or a time namespace
+	Reason    string // its verdict's reason
+}
+
+func (e *TakenError) Error() string {
+	return e.Path + " is the record of a session in " + e.Namespace + ", not proven dead"
+}
+
+// taken returns a *TakenError when path holds the record of a session of
+// another namespace whose owner is not proven dead; nil when it holds none,
+// or one of this namespace (a stale one of a reused pid, or this session's
+// own, which it may rewrite).
+func taken(path string) error {
+	e, ok := load(path)
+	if !ok || e.Malformed || e.Liveness == ident.Dead {
+		return nil
+	}
+	if ns := otherNamespace(e.owner); ns != "" {
+		return &TakenError{Path: path, Namespace: ns, Reason: e.Reason}
+	}
+	return nil
+}
+
 // ours tells whether b, the content of pid's record, is ours: the bytes
 // this Registry last wrote there, or else, parsed, a record of the same
 // session pid and start.
@@ -142,7 +178,11 @@ func (r *Registry) ours(b []byte, pid int, procStart string) bool {
 		return true
 	}
 	var rec Record
-	return json.Unmarshal(b, &rec) == nil && rec.SessionPID == pid && string(rec.ProcStart) == procStart
+	if json.Unmarshal(b, &rec) != nil || rec.SessionPID != pid || string(rec.ProcStart) != procStart {
+		return false
+	}
+	// The same pid and start token in another namespace is another session.
+	return rec.Padrun == nil || otherNamespace(Owner{PidNamespace: rec.Padrun.PidNamespace, TimeNamespace: rec.Padrun.TimeNamespace}) == ""
 }
 
 // Remove deletes pid's record if it is still ours: a child that runs

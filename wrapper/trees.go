@@ -33,27 +33,33 @@ func (k KeptTree) String() string {
 }
 
 // treeTag names the session's cgroup after padrun: its pid and start
-// token, and its pid namespace, where the pid means this process.
+// token, its pid namespace, where the pid means this process, and its time
+// namespace, where the start token was read (shifted by its boottime
+// offset).
 func treeTag(self ident.Self) string {
 	tag := strconv.Itoa(self.Pid) + "-" + self.StartToken
 	if self.PidNamespace != "" {
 		tag += "-" + self.PidNamespace
+		if self.TimeNamespace != "" {
+			tag += "-" + self.TimeNamespace
+		}
 	}
 	return tag
 }
 
 // treeMinAge is how old the cgroup of a dead padrun must be when its name
-// does not say its pid namespace (earlier releases named none): a padrun of
-// another namespace, whose pid means another process here, makes its
-// cgroup a moment before its child starts in it.
+// does not say its pid or time namespace (earlier releases named none): a
+// padrun of another namespace, whose pid means another process here or
+// whose start token is read shifted, makes its cgroup a moment before its
+// child starts in it.
 const treeMinAge = time.Minute
 
 // deadTree reports whether the padrun that made the cgroup of tag is proven
 // gone: its pid and start token are of no process in its pid namespace,
-// which is this one.
+// which is this one, read in its time namespace, which is this one too.
 func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
 	f := strings.Split(tag, "-")
-	if len(f) < 2 || len(f) > 3 {
+	if len(f) < 2 || len(f) > 4 {
 		return false
 	}
 	pid, err := strconv.Atoi(f[0])
@@ -61,9 +67,9 @@ func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
 		return false
 	}
 	switch {
-	case len(f) == 3 && f[2] != self.PidNamespace:
+	case len(f) >= 3 && f[2] != self.PidNamespace, len(f) == 4 && f[3] != self.TimeNamespace:
 		return false // another namespace's: its prune judges it
-	case len(f) == 2 && now.Sub(made) < treeMinAge:
+	case len(f) < 4 && now.Sub(made) < treeMinAge:
 		return false
 	}
 	v, _ := ident.Probe(pid, f[1])

@@ -19,23 +19,31 @@ func TestDeadTree(t *testing.T) {
 	if self.PidNamespace == "" || self.StartToken == "" {
 		t.Fatal("no pid namespace or start token read")
 	}
+	if self.TimeNamespace == "" {
+		t.Skip("no time namespaces on this kernel (Linux 5.6 made them)")
+	}
 	now := time.Now()
 	old, fresh := now.Add(-2*treeMinAge), now
 	pid := strconv.Itoa(self.Pid)
 	reused := pid + "-1" // this pid, another start: a dead padrun's
+	ns := "-" + self.PidNamespace + "-" + self.TimeNamespace
 	for _, c := range []struct {
 		tag  string
 		made time.Time
 		want bool
 	}{
-		{treeTag(self), old, false},                     // alive: this process
-		{reused + "-" + self.PidNamespace, fresh, true}, // dead, this namespace: at once
-		{reused + "-1", old, false},                     // another namespace's
-		{reused, fresh, false},                          // unnamed namespace, young
-		{reused, old, true},                             // unnamed namespace, a minute old
-		{pid + "-" + self.StartToken, old, false},       // unnamed, alive
+		{treeTag(self), old, false},                           // alive: this process
+		{reused + ns, fresh, true},                            // dead, these namespaces: at once
+		{reused + "-1", old, false},                           // another pid namespace's
+		{reused + "-" + self.PidNamespace + "-1", old, false}, // another time namespace's: its start read shifted
+		{reused + "-" + self.PidNamespace, fresh, false},      // unnamed time namespace, young
+		{reused + "-" + self.PidNamespace, old, true},         // unnamed time namespace, a minute old
+		{reused, fresh, false},                                // unnamed namespaces, young
+		{reused, old, true},                                   // unnamed namespaces, a minute old
+		{pid + "-" + self.StartToken, old, false},             // unnamed, alive
+		{pid + "-" + self.StartToken + ns, old, false},        // named, alive
 		{"", old, false}, {"x", old, false}, {"0-1", old, false}, {"-5-1", old, false}, {"05-1", old, false},
-		{"+5-1", old, false}, {pid + "-", old, false}, {reused + "-" + self.PidNamespace + "-2", old, false},
+		{"+5-1", old, false}, {pid + "-", old, false}, {reused + ns + "-2", old, false},
 	} {
 		if got := deadTree(c.tag, c.made, self, now); got != c.want {
 			t.Errorf("deadTree(%q, made %v ago) = %v, want %v", c.tag, now.Sub(c.made), got, c.want)

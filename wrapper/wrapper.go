@@ -5,6 +5,7 @@ package wrapper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -301,9 +302,22 @@ func (s *session) register(ctx context.Context, r *run) error {
 			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
 			SessionFiles: r.files, Markers: markers(r.files),
 			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
+			PidNamespace: s.self.PidNamespace, TimeNamespace: s.self.TimeNamespace,
 		},
 	}
-	if err := s.reg.Write(ctx, s.rec); err != nil {
+	err := s.reg.Write(ctx, s.rec)
+	var taken *registry.TakenError
+	switch {
+	case errors.As(err, &taken) && s.o.Strict:
+		s.rec = nil
+		return &UsageError{Err: fmt.Errorf("%w, and --strict is set", taken),
+			Advice: "padrun ls shows it; once its session is gone, padrun prune --older-than 1h removes it; without --strict padrun runs without a record"}
+	case errors.As(err, &taken):
+		// Its pid is ours in another namespace: that session keeps its
+		// record, and this one runs on the markers alone.
+		s.rec = nil
+		s.o.Log.Warn().Msg(taken.Error() + ": running without a record")
+	case err != nil:
 		s.rec = nil
 		return err
 	}

@@ -60,6 +60,9 @@ func cmdCheckMarker(ts *testscript.TestScript, neg bool, args []string) {
 	if id, err := os.ReadFile("/etc/machine-id"); err == nil {
 		want["machineId"] = strings.TrimSpace(string(id))
 	}
+	if ino, ok := nsInode("time"); ok {
+		want["timeNamespace"] = ino
+	}
 	for k, v := range want {
 		if m[k] != v {
 			ts.Fatalf("marker %s = %v, want %v", k, m[k], v)
@@ -74,6 +77,16 @@ func cmdCheckMarker(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["createdAt"])); err != nil {
 		ts.Fatalf("marker createdAt: %v", err)
 	}
+}
+
+// nsInode returns the inode of this process's namespace of kind, as padrun
+// records it; ok is false where the kernel has none.
+func nsInode(kind string) (string, bool) {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/"+kind, &st) != nil {
+		return "", false
+	}
+	return strconv.FormatUint(st.Ino, 10), true
 }
 
 // checkrecord DIR READY checks the registry record of the padrun in the ready file.
@@ -100,6 +113,11 @@ func cmdCheckRecord(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	p := r["padrun"].(map[string]any)
+	for _, kind := range []string{"pid", "time"} {
+		if ino, ok := nsInode(kind); ok && p[kind+"_namespace"] != ino {
+			ts.Fatalf("record padrun.%s_namespace = %v, want %s", kind, p[kind+"_namespace"], ino)
+		}
+	}
 	if p["child_pid"] != float64(child) || p["child_proc_start"] != field22(ts, child) {
 		ts.Fatalf("record child = %v/%v, want %d/%s", p["child_pid"], p["child_proc_start"], child, field22(ts, child))
 	}

@@ -48,6 +48,9 @@ type Self struct {
 	Hostname     string
 	PidNamespace string
 	UID          int
+	// TimeNamespace is the time namespace the start tokens were read in:
+	// the kernel shifts them by its boottime offset.
+	TimeNamespace string
 }
 
 // ReadSelf reads every token of this process once.
@@ -58,7 +61,27 @@ func ReadSelf() Self {
 	s.MachineID = machineID()
 	s.Hostname, _ = os.Hostname() // Best effort: recorded for people only.
 	s.PidNamespace = pidNamespace()
+	s.TimeNamespace = timeNamespace()
 	return s
+}
+
+// Namespaces returns this process's pid and time namespaces, as ReadSelf
+// reads them ("" where there is none to read).
+func Namespaces() (pid, time string) { return pidNamespace(), timeNamespace() }
+
+// OtherNamespace says why a process recorded in the pid and time
+// namespaces pidNS and timeNS cannot be checked from the namespaces self
+// reads in, or "" when it can: its pid means another process here, and its
+// start token was read shifted by another boottime offset. A namespace
+// left out on either side is taken as the same.
+func OtherNamespace(pidNS, timeNS, selfPidNS, selfTimeNS string) string {
+	switch {
+	case pidNS != "" && selfPidNS != "" && pidNS != selfPidNS:
+		return "another pid namespace (" + pidNS + ")"
+	case timeNS != "" && selfTimeNS != "" && timeNS != selfTimeNS:
+		return "another time namespace (" + timeNS + ")"
+	}
+	return ""
 }
 
 // Probe judges whether pid is still the process that was recorded with the

@@ -33,6 +33,7 @@ func bootID() string {
 // ladder then compares hostnames, which it never trusts alone to kill.
 func machineID() string { return "" }
 
-func pidNamespace() string { return "" }
+func pidNamespace() string  { return "" }
+func timeNamespace() string { return "" }
 
 func readStart(pid int) (procState, error) { return readProc(pid) }

@@ -54,9 +54,17 @@ func machineID() string {
 	return ""
 }
 
-func pidNamespace() string {
+func pidNamespace() string { return namespace("pid") }
+
+// timeNamespace names the time namespace this process reads clocks in: a
+// start time in /proc/<pid>/stat is shifted by its boottime offset.
+func timeNamespace() string { return namespace("time") }
+
+// namespace returns the inode of /proc/self/ns/<kind>, or "" where the
+// kernel has none (time namespaces came in Linux 5.6).
+func namespace(kind string) string {
 	var st unix.Stat_t
-	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {
+	if err := unix.Stat("/proc/self/ns/"+kind, &st); err != nil {
 		return ""
 	}
 	return strconv.FormatUint(st.Ino, 10)

@@ -14,5 +14,6 @@ func readProc(int) (procState, error) { return procState{}, errUnsupported }
 func bootID() string                  { return "" }
 func machineID() string               { return "" }
 func pidNamespace() string            { return "" }
+func timeNamespace() string           { return "" }
 
 func readStart(pid int) (procState, error) { return readProc(pid) }

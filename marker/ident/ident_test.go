@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -92,5 +93,30 @@ func TestParentPid_IsOurParent(t *testing.T) {
 	}
 	if _, err := ParentPid(-1); err == nil {
 		t.Fatal("ParentPid(-1) read a stat file")
+	}
+}
+
+func TestReadSelf_TimeNamespaceIsInodeOfNsTime(t *testing.T) {
+	fi, err := os.Stat("/proc/self/ns/time")
+	if err != nil {
+		t.Skipf("no time namespaces on this kernel: %v", err)
+	}
+	want := strconv.FormatUint(fi.Sys().(*syscall.Stat_t).Ino, 10)
+	if got := ReadSelf().TimeNamespace; got != want {
+		t.Fatalf("TimeNamespace = %q, want %q", got, want)
+	}
+}
+
+func TestOtherNamespace_EitherDiffers_LeftOutIsSame(t *testing.T) {
+	for _, tt := range []struct{ pid, tm, want string }{
+		{"1", "2", ""}, {"", "", ""}, {"1", "", ""}, {"", "2", ""},
+		{"9", "2", "another pid namespace (9)"}, {"1", "9", "another time namespace (9)"},
+	} {
+		if got := OtherNamespace(tt.pid, tt.tm, "1", "2"); got != tt.want {
+			t.Errorf("OtherNamespace(%q, %q, 1, 2) = %q, want %q", tt.pid, tt.tm, got, tt.want)
+		}
+	}
+	if got := OtherNamespace("9", "9", "", ""); got != "" {
+		t.Errorf("with the reader's left out = %q, want \"\"", got)
 	}
 }

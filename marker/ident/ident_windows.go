@@ -39,8 +39,9 @@ func exists(pid int) Verdict {
 
 // bootID, machineID and pidNamespace are left out on Windows: verdicts that
 // need them are unknown, never dead.
-func bootID() string       { return "" }
-func machineID() string    { return "" }
-func pidNamespace() string { return "" }
+func bootID() string        { return "" }
+func machineID() string     { return "" }
+func pidNamespace() string  { return "" }
+func timeNamespace() string { return "" }
 
 func readStart(pid int) (procState, error) { return readProc(pid) }
