@@ -148,7 +148,7 @@ func Run(o Options) (Result, error) {
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
 
-	s, r, err := prepare(o)
+	s, r, err := prepareAbortable(ctx, o)
 	if err != nil {
 		return Result{}, err
 	}
@@ -233,7 +233,9 @@ func prepare(o Options) (*session, *run, error) {
 	if r.path, err = supervise.LookPath(r.plan.Argv[0], os.Getenv("PATH")); err != nil {
 		return nil, nil, err
 	}
-	r.agent = resolveAgent(o.Agent, r.cwd, r.plan.Harness)
+	if r.agent, err = resolveAgent(o.Agent, r.cwd, r.plan.Harness); err != nil {
+		return nil, nil, err
+	}
 	if s.reg, err = openRegistry(); err != nil {
 		return nil, nil, err
 	}
@@ -251,6 +253,30 @@ func prepare(o Options) (*session, *run, error) {
 	}
 	r.env = childEnv(os.Environ(), s.self.Pid, r.agent, r.files)
 	return s, r, nil
+}
+
+// prepareAbortable runs prepare on a goroutine of its own and returns at
+// once when a signal cancels ctx: a step of prepare may be stuck in the
+// kernel (a hung filesystem, a FIFO where a file was expected), and the
+// signal must still end the run (SPEC §2). prepare takes nothing, so there
+// is nothing to release; the stuck goroutine goes with the process.
+func prepareAbortable(ctx context.Context, o Options) (*session, *run, error) {
+	type prepared struct {
+		s   *session
+		r   *run
+		err error
+	}
+	done := make(chan prepared, 1)
+	go func() {
+		s, r, err := prepare(o)
+		done <- prepared{s, r, err}
+	}()
+	select {
+	case p := <-done:
+		return p.s, p.r, p.err
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx)
+	}
 }
 
 // resolve reads the command line as its harness's and names the files to
