@@ -17,7 +17,6 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -48,6 +47,7 @@ type Options struct {
 	NoPin     bool
 	Pty       bool     // run the child on a new pseudo-terminal
 	Record    string   // write the session's output to this file too
+	LogFile   *LogFile // the --log-file padrun appends to, or nil
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // the terminal people read, if any
@@ -160,7 +160,7 @@ func Run(o Options) (Result, error) {
 	// The record may be another session's: touch it only once this run
 	// holds every file, so a refused run changes nothing.
 	if o.Record != "" {
-		f, err := openRecord(o.Record)
+		f, err := openRecord(o.Record, r.files)
 		if err != nil {
 			return Result{}, err
 		}
@@ -294,6 +294,11 @@ func (s *session) resolve(r *run) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
+	if o.LogFile != nil {
+		if err := checkLog(o.LogFile, files); err != nil {
+			return err
+		}
+	}
 	if err := unguarded(o, plan, files); err != nil {
 		return err
 	}
@@ -387,11 +392,10 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// openRecord creates the --record file, 0600, never through a symlink.
-func openRecord(path string) (*os.File, error) {
-	f, err := safefile.Create(path)
-	if err != nil {
-		return nil, usagef("cannot write the record: %w", err)
-	}
-	return f, nil
+// openRecord opens the --record file, 0600, with openOutput's rules: an
+// existing one, the user's own, is truncated; this runs once the hold is
+// taken, so a refused run changes nothing.
+func openRecord(path string, guarded []string) (*os.File, error) {
+	f, _, err := openOutput("--record", path, true, guarded)
+	return f, err
 }

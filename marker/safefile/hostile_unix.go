@@ -84,7 +84,8 @@ func ownerOf(fi os.FileInfo) int {
 // exclusively; an existing one must be the user's own regular file with one
 // name (a second name may be anyone's file), else it is a *HostileError and
 // left as it was. trunc empties it once it passed, else writes append.
-func OpenOutput(path string, trunc bool) (*os.File, error) {
+// created says the file is a new one.
+func OpenOutput(path string, trunc bool) (f *os.File, created bool, err error) {
 	flags := unix.O_WRONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
 	if !trunc {
 		flags |= unix.O_APPEND
@@ -92,7 +93,7 @@ func OpenOutput(path string, trunc bool) (*os.File, error) {
 	for range 8 { // each round loses only to a file created or removed meanwhile
 		if fi, err := os.Lstat(path); err == nil {
 			if err := ownOutput(path, fi); err != nil {
-				return nil, err // refused before it is even opened
+				return nil, false, err // refused before it is even opened
 			}
 		}
 		fd, err := unix.Open(path, flags, 0)
@@ -109,17 +110,17 @@ func OpenOutput(path string, trunc bool) (*os.File, error) {
 		case unix.ENOENT:
 			continue
 		case unix.ELOOP:
-			return nil, symlink(path)
+			return nil, false, symlink(path)
 		case unix.ENXIO, unix.EISDIR:
 			fi, lerr := os.Lstat(path)
 			if lerr == nil {
-				return nil, notRegular(path, fi.Mode())
+				return nil, false, notRegular(path, fi.Mode())
 			}
-			return nil, &HostileError{path, "is not a regular file", ErrNotRegular}
+			return nil, false, &HostileError{path, "is not a regular file", ErrNotRegular}
 		default:
-			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+			return nil, false, &os.PathError{Op: "open", Path: path, Err: err}
 		}
-		f := os.NewFile(uintptr(fd), path)
+		f = os.NewFile(uintptr(fd), path)
 		fi, err := f.Stat()
 		if err == nil {
 			err = ownOutput(path, fi)
@@ -129,11 +130,14 @@ func OpenOutput(path string, trunc bool) (*os.File, error) {
 		}
 		if err != nil {
 			f.Close()
-			return nil, err
+			if created {
+				os.Remove(path) // Best effort: ours, made a moment ago.
+			}
+			return nil, false, err
 		}
-		return f, nil
+		return f, created, nil
 	}
-	return nil, &HostileError{Path: path, Why: "keeps being created and removed: padrun will not write there"}
+	return nil, false, &HostileError{Path: path, Why: "keeps being created and removed: padrun will not write there"}
 }
 
 // ownOutput applies OpenOutput's rules to an existing file's info.

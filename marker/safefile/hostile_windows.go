@@ -42,22 +42,24 @@ func ReadTrusted(path string, max int64) ([]byte, error) {
 
 // OpenOutput opens path for padrun's own output, refusing a symlink or
 // anything but a regular file; trunc empties it, else writes append.
-func OpenOutput(path string, trunc bool) (*os.File, error) {
+func OpenOutput(path string, trunc bool) (*os.File, bool, error) {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		return f, err == nil, err
 	case err != nil:
-		return nil, err
+		return nil, false, err
 	}
 	if err := plain(path, fi); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	flags := os.O_WRONLY | os.O_APPEND
 	if trunc {
 		flags = os.O_WRONLY | os.O_TRUNC
 	}
-	return os.OpenFile(path, flags, 0o600)
+	f, err := os.OpenFile(path, flags, 0o600)
+	return f, false, err
 }
 
 func plain(path string, fi os.FileInfo) error {
