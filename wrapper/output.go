@@ -7,6 +7,7 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/safefile"
+	"github.com/padrun/padrun/registry"
 )
 
 // outputAdvice is what a refused --record or --log-file is told.
@@ -74,6 +75,8 @@ func notSessionFile(flag, path string, guarded []string) error {
 		why = "is a marker or lock of padrun's: padrun never writes its output there"
 	case slices.Contains(guarded, name):
 		why = "is a session file this run guards: padrun never writes its output into a session"
+	case inRegistry(dir):
+		why = "is in the registry folder: padrun never writes its output among the records and their lock"
 	default:
 		if g := marker.GuardBeside(name); g != "" {
 			why = "is a session file (" + filepath.Base(g) + " lies beside it): padrun never writes its output into a session"
@@ -83,6 +86,16 @@ func notSessionFile(flag, path string, guarded []string) error {
 		return nil
 	}
 	return &UsageError{Err: errorf(flag, &safefile.HostileError{Path: path, Why: why}), Advice: outputAdvice}
+}
+
+// inRegistry reports whether dir, resolved, is the registry folder.
+func inRegistry(dir string) bool {
+	reg, err := registry.Dir()
+	if err != nil {
+		return false
+	}
+	r, err := Resolve(reg)
+	return err == nil && r == dir
 }
 
 // flagError prefixes an error with the flag whose value it is about.
