@@ -116,3 +116,29 @@ func TestOpen_FolderOfAnotherUser_Refused(t *testing.T) {
 		t.Fatalf("another user's default folder became %s", got)
 	}
 }
+
+// TestOpen_Symlink_RefusedNeverChmoded: the registry folder is the one
+// named: a symlink there is refused, and its target keeps its mode, even
+// as the default folder, which a real folder of the user's would have
+// been tightened.
+func TestOpen_Symlink_RefusedNeverChmoded(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	target := filepath.Join(t.TempDir(), "target")
+	mkdir(t, target, 0o755)
+	os.MkdirAll(filepath.Join(home, ".pad"), 0o700)
+	def := filepath.Join(home, ".pad", "sessions")
+	if err := os.Symlink(target, def); err != nil {
+		t.Fatal(err)
+	}
+	var fe *FolderError
+	if _, err := Open(def); !errors.As(err, &fe) {
+		t.Fatalf("Open of a symlinked default folder = %v, want refused", err)
+	}
+	if got := mode(t, target); got != "0755" {
+		t.Fatalf("the symlink's target became %s", got)
+	}
+	if _, err := os.Lstat(filepath.Join(target, ".lock")); err == nil {
+		t.Fatal("the symlink's target got a .lock")
+	}
+}

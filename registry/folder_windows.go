@@ -3,4 +3,4 @@ package registry
 import "os"
 
 // checkFolder has no owner or mode bits to check here: access is the ACL's.
-func checkFolder(string, os.FileInfo, bool) error { return nil }
+func checkFolder(string, os.FileInfo, bool, bool) error { return nil }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -141,34 +143,53 @@ func workingDir() (string, error) {
 }
 
 // resolveAgent: --agent, else agent_name in the nearest .pad.toml from cwd
-// up, else $PAD_AGENT, else the harness's name, else empty.
-func resolveAgent(flag, cwd, harnessName string) string {
+// up, else $PAD_AGENT, else the harness's name, else empty. A .pad.toml in a
+// parent folder may be anyone's: one that is not a regular file of the
+// user's or root's is an error, never a wait (SPEC §14).
+func resolveAgent(flag, cwd, harnessName string) (string, error) {
 	if flag != "" {
-		return flag
+		return flag, nil
 	}
 	for dir := cwd; ; dir = filepath.Dir(dir) {
-		if name, ok := padTOMLAgent(filepath.Join(dir, ".pad.toml")); ok {
-			return name
+		name, ok, err := padTOMLAgent(filepath.Join(dir, ".pad.toml"))
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return name, nil
 		}
 		if filepath.Dir(dir) == dir {
 			break
 		}
 	}
 	if a := os.Getenv("PAD_AGENT"); a != "" {
-		return a
+		return a, nil
 	}
-	return harness.Agents[harnessName]
+	return harness.Agents[harnessName], nil
 }
+
+// maxPadTOML bounds the read of a .pad.toml: pad's are a few lines.
+const maxPadTOML = 64 << 10
 
 // padTOMLAgent reads the top-level agent_name of a .pad.toml. ok is false
 // when the file is missing or has no agent_name.
-func padTOMLAgent(path string) (string, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false
+func padTOMLAgent(path string) (string, bool, error) {
+	f, err := safefile.OpenTrusted(path, maxPadTOML)
+	var hostile *safefile.HostileError
+	switch {
+	case errors.As(err, &hostile):
+		return "", false, &UsageError{Err: err, Advice: "padrun reads a .pad.toml only when it is a regular file of yours or root's: remove " + path + ", or name the agent with --agent NAME"}
+	case err != nil:
+		return "", false, nil // missing or unreadable: no agent name here, as before
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	name, ok := padTOMLName(f)
+	return name, ok, nil
+}
+
+// padTOMLName scans a .pad.toml for its top-level agent_name.
+func padTOMLName(r io.Reader) (string, bool) {
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {

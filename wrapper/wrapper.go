@@ -18,7 +18,6 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -49,6 +48,7 @@ type Options struct {
 	NoPin     bool
 	Pty       bool     // run the child on a new pseudo-terminal
 	Record    string   // write the session's output to this file too
+	LogFile   *LogFile // the --log-file padrun appends to, or nil
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // the terminal people read, if any
@@ -149,7 +149,7 @@ func Run(o Options) (Result, error) {
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
 
-	s, r, err := prepare(o)
+	s, r, err := prepareAbortable(ctx, o)
 	if err != nil {
 		return Result{}, err
 	}
@@ -161,7 +161,7 @@ func Run(o Options) (Result, error) {
 	// The record may be another session's: touch it only once this run
 	// holds every file, so a refused run changes nothing.
 	if o.Record != "" {
-		f, err := openRecord(o.Record)
+		f, err := openRecord(o.Record, r.files)
 		if err != nil {
 			return Result{}, err
 		}
@@ -234,7 +234,9 @@ func prepare(o Options) (*session, *run, error) {
 	if r.path, err = supervise.LookPath(r.plan.Argv[0], os.Getenv("PATH")); err != nil {
 		return nil, nil, err
 	}
-	r.agent = resolveAgent(o.Agent, r.cwd, r.plan.Harness)
+	if r.agent, err = resolveAgent(o.Agent, r.cwd, r.plan.Harness); err != nil {
+		return nil, nil, err
+	}
 	if s.reg, err = openRegistry(); err != nil {
 		return nil, nil, err
 	}
@@ -254,6 +256,30 @@ func prepare(o Options) (*session, *run, error) {
 	return s, r, nil
 }
 
+// prepareAbortable runs prepare on a goroutine of its own and returns at
+// once when a signal cancels ctx: a step of prepare may be stuck in the
+// kernel (a hung filesystem, a FIFO where a file was expected), and the
+// signal must still end the run (SPEC §2). prepare takes nothing, so there
+// is nothing to release; the stuck goroutine goes with the process.
+func prepareAbortable(ctx context.Context, o Options) (*session, *run, error) {
+	type prepared struct {
+		s   *session
+		r   *run
+		err error
+	}
+	done := make(chan prepared, 1)
+	go func() {
+		s, r, err := prepare(o)
+		done <- prepared{s, r, err}
+	}()
+	select {
+	case p := <-done:
+		return p.s, p.r, p.err
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx)
+	}
+}
+
 // resolve reads the command line as its harness's and names the files to
 // guard, warning of or, under --strict, refusing what it cannot guard.
 func (s *session) resolve(r *run) error {
@@ -268,6 +294,11 @@ func (s *session) resolve(r *run) error {
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	if o.LogFile != nil {
+		if err := checkLog(o.LogFile, files); err != nil {
+			return err
+		}
 	}
 	if err := unguarded(o, plan, files); err != nil {
 		return err
@@ -375,11 +406,10 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// openRecord creates the --record file, 0600, never through a symlink.
-func openRecord(path string) (*os.File, error) {
-	f, err := safefile.Create(path)
-	if err != nil {
-		return nil, usagef("cannot write the record: %w", err)
-	}
-	return f, nil
+// openRecord opens the --record file, 0600, with openOutput's rules: an
+// existing one, the user's own, is truncated; this runs once the hold is
+// taken, so a refused run changes nothing.
+func openRecord(path string, guarded []string) (*os.File, error) {
+	f, _, err := openOutput("--record", path, true, guarded)
+	return f, err
 }

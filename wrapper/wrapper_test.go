@@ -20,7 +20,7 @@ func TestPadTOMLAgent(t *testing.T) {
 	} {
 		path := filepath.Join(dir, ".pad.toml")
 		os.WriteFile(path, []byte(body), 0o600)
-		if got, _ := padTOMLAgent(path); got != want {
+		if got, _, _ := padTOMLAgent(path); got != want {
 			t.Errorf("%q: agent %q, want %q", body, got, want)
 		}
 	}
@@ -31,22 +31,22 @@ func TestResolveAgent_Order(t *testing.T) {
 	deep := filepath.Join(dir, "a", "b")
 	os.MkdirAll(deep, 0o700)
 	t.Setenv("PAD_AGENT", "env")
-	if got := resolveAgent("flag", deep, "pi"); got != "flag" {
+	if got, _ := resolveAgent("flag", deep, "pi"); got != "flag" {
 		t.Errorf("--agent: got %q", got)
 	}
-	if got := resolveAgent("", deep, "pi"); got != "env" {
+	if got, _ := resolveAgent("", deep, "pi"); got != "env" {
 		t.Errorf("$PAD_AGENT: got %q", got)
 	}
 	os.WriteFile(filepath.Join(dir, "a", ".pad.toml"), []byte("agent_name = \"toml\"\n"), 0o600)
-	if got := resolveAgent("", deep, "pi"); got != "toml" {
+	if got, _ := resolveAgent("", deep, "pi"); got != "toml" {
 		t.Errorf(".pad.toml: got %q", got)
 	}
 	os.Remove(filepath.Join(dir, "a", ".pad.toml"))
 	t.Setenv("PAD_AGENT", "")
-	if got := resolveAgent("", deep, "claude"); got != "claude-code" {
+	if got, _ := resolveAgent("", deep, "claude"); got != "claude-code" {
 		t.Errorf("harness: got %q", got)
 	}
-	if got := resolveAgent("", deep, "none"); got != "" {
+	if got, _ := resolveAgent("", deep, "none"); got != "" {
 		t.Errorf("none: got %q", got)
 	}
 }

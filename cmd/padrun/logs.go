@@ -8,6 +8,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
+
+	"github.com/padrun/padrun/wrapper"
 )
 
 // logFlags configure zerolog. Logs go to stderr only: stdout is the child's.
@@ -25,6 +27,7 @@ func (f *logFlags) addFlags(fs *pflag.FlagSet) {
 type logs struct {
 	zerolog.Logger
 	json bool
+	file *wrapper.LogFile // --log-file's, when given
 }
 
 // logger builds the logger: flags, then the environment, then defaults.
@@ -39,22 +42,22 @@ func (f logFlags) logger(stderr io.Writer) (logs, error) {
 		return newLogger(logFlags{}, stderr), usagef("unknown log format %q (want console or json)", f.format)
 	}
 	out := stderr
+	var file *wrapper.LogFile
 	if path := orEnv(f.file, "PADRUN_LOG_FILE", ""); path != "" {
-		file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return newLogger(logFlags{}, stderr), fmt.Errorf("open log file: %w", err)
+		if file, err = wrapper.OpenLog(path); err != nil {
+			return newLogger(logFlags{}, stderr), err
 		}
 		out = file // open until exit
 	}
 	l := newLogger(f, out)
-	l.Logger = l.Level(lvl)
+	l.Logger, l.file = l.Level(lvl), file
 	return l, nil
 }
 
 // newLogger writes console logs as "padrun: LEVEL: message key=value".
 func newLogger(f logFlags, out io.Writer) logs {
 	if f.format == "json" {
-		return logs{zerolog.New(out).With().Timestamp().Str("app", "padrun").Logger().Level(zerolog.WarnLevel), true}
+		return logs{Logger: zerolog.New(out).With().Timestamp().Str("app", "padrun").Logger().Level(zerolog.WarnLevel), json: true}
 	}
 	cw := zerolog.ConsoleWriter{
 		Out: out, NoColor: true,
@@ -62,7 +65,7 @@ func newLogger(f logFlags, out io.Writer) logs {
 		FormatLevel:  func(i any) string { return fmt.Sprintf("padrun: %s:", i) },
 		PartsExclude: []string{zerolog.TimestampFieldName},
 	}
-	return logs{zerolog.New(cw).Level(zerolog.WarnLevel), false}
+	return logs{Logger: zerolog.New(cw).Level(zerolog.WarnLevel)}
 }
 
 func orEnv(v, env, def string) string {

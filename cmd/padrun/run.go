@@ -123,6 +123,7 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 		return f.Options, logs, nil, usagef("durations must not be negative")
 	}
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
+	f.LogFile = logs.file
 	f.OnWait = func(held *marker.HeldError) {
 		fmt.Fprintf(stderr, "padrun: waiting up to %s for %s: %s\n", f.Wait, held.File, describe(held, time.Now()))
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,13 +49,13 @@ func claudeTitled(dir, title string) (id, why string) {
 // claudeTitle is a transcript's title: its last custom title, else its
 // last generated one.
 func claudeTitle(path string) string {
-	f, err := os.Open(path)
+	f, err := openSession(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
 	custom, ai := "", ""
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, maxSession))
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Bytes()

@@ -30,6 +30,9 @@ type Plan struct {
 	// Watch lists the folders where the child may create new session files
 	// while it runs.
 	Watch []Watch
+	// Err says why the adapter cannot read what the harness will read (a
+	// settings file another user could have planted): the run is refused.
+	Err error
 }
 
 // Watch is a folder where new session files appear: files matching
@@ -80,6 +83,9 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 		env.Now = time.Now()
 	}
 	p := adapt(slices.Clone(argv), env)
+	if p.Err != nil {
+		return Plan{}, p.Err
+	}
 	p.Harness = name
 	return p, nil
 }
@@ -124,7 +130,7 @@ func newest(dirs []string, pattern string, ok func(path string) bool) string {
 // firstLine decodes a session file's first JSON line, reading at most
 // 1 MiB: codex's first line carries its whole system prompt.
 func firstLine(path string, v any) bool {
-	f, err := os.Open(path)
+	f, err := openSession(path)
 	if err != nil {
 		return false
 	}

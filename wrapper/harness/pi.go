@@ -117,7 +117,10 @@ func pi(argv []string, env Env) Plan {
 		agentDir = filepath.Join(env.Home, ".pi", "agent")
 	}
 	agentDir = abs(agentDir, env)
-	dir := piSessionDir(a, agentDir, env)
+	dir, err := piSessionDir(a, agentDir, env)
+	if err != nil {
+		return Plan{Argv: argv, Err: err}
+	}
 	watch := Watch{Dir: dir, Pattern: "*.jsonl"}
 	pin := func(at int, path string) {
 		if env.NoPin {
@@ -193,23 +196,28 @@ func piMode(a piArgs, env Env) string {
 }
 
 // piSessionDir: --session-dir > $PI_CODING_AGENT_SESSION_DIR > sessionDir
-// in settings.json > <agentDir>/sessions/<enc(cwd)>.
-func piSessionDir(a piArgs, agentDir string, env Env) string {
+// in settings.json > <agentDir>/sessions/<enc(cwd)>. A settings.json that
+// is not a regular file of the user's or root's is an error.
+func piSessionDir(a piArgs, agentDir string, env Env) (string, error) {
 	if a.sessionDir != "" {
-		return abs(a.sessionDir, env)
+		return abs(a.sessionDir, env), nil
 	}
 	if d := env.Getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
-		return abs(d, env)
+		return abs(d, env), nil
 	}
-	if b, err := os.ReadFile(filepath.Join(agentDir, "settings.json")); err == nil {
+	b, err := readSettings("pi", filepath.Join(agentDir, "settings.json"))
+	if err != nil {
+		return "", err
+	}
+	if b != nil {
 		var s struct {
 			SessionDir string `json:"sessionDir"`
 		}
 		if json.Unmarshal(b, &s) == nil && s.SessionDir != "" {
-			return abs(s.SessionDir, env)
+			return abs(s.SessionDir, env), nil
 		}
 	}
-	return filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd))
+	return filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd)), nil
 }
 
 // PiProjectDir encodes cwd as pi names its per-project session folder.

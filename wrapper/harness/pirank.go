@@ -36,7 +36,7 @@ type piEntry struct {
 // message with content (the message's numeric timestamp, else the entry's
 // ISO one), else the header's timestamp, else the file's mtime.
 func readPiSession(path string) (piSession, bool) {
-	b, err := os.ReadFile(path)
+	b, err := readSession(path)
 	if err != nil {
 		return piSession{}, false
 	}
