@@ -326,14 +326,21 @@ func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
 	setenv(ts, args[0], id)
 }
 
-// jsonget VAR FILE KEY sets VAR to a top-level string of a JSON file.
+// jsonget VAR FILE KEY sets VAR to a top-level string or number of a JSON
+// file.
 func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: jsonget VAR FILE KEY")
 	}
-	v, ok := readJSON(ts, args[1])[args[2]].(string)
-	if !ok || v == "" {
-		ts.Fatalf("%s has no string %s", args[1], args[2])
+	var v string
+	switch x := readJSON(ts, args[1])[args[2]].(type) {
+	case string:
+		v = x
+	case float64:
+		v = strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	if v == "" {
+		ts.Fatalf("%s has no string or number %s", args[1], args[2])
 	}
 	setenv(ts, args[0], v)
 }
