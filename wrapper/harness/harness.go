@@ -172,8 +172,3 @@ func HeaderID(path string) string {
 	}
 	return ""
 }
-
-// flagValue splits "--flag=value"; ok is false for any other argument.
-func flagValue(arg, flag string) (string, bool) {
-	return strings.CutPrefix(arg, flag+"=")
-}
