@@ -113,3 +113,16 @@ func TestUntested(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInstalledVersion: what reading the release costs a run, with
+// the newest column's pi (npm's .bin symlink into the package).
+func BenchmarkInstalledVersion(b *testing.B) {
+	bin, _ := filepath.Abs(filepath.Join("..", "..", ".cache", "harness", "newest", "node_modules", ".bin"))
+	env := Env{Getenv: func(k string) string { return map[string]string{"PATH": "/usr/local/bin:/usr/bin:" + bin}[k] }, Cwd: "/"}
+	if installedVersion("pi", env, adapters["pi"].packages) == "" {
+		b.Skip("the newest column is not installed")
+	}
+	for b.Loop() {
+		installedVersion("pi", env, adapters["pi"].packages)
+	}
+}
