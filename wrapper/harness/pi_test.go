@@ -206,3 +206,22 @@ func TestPi_HeaderRulesByRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestPi1_TiesInReverseNameOrder: sessions of equal last activity rank in
+// reverse name order in pi 1.x's list (it sorts the names descending before
+// its stable sort), in name order in 0.74's.
+func TestPi1_TiesInReverseNameOrder(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.home, ".pi", "agent", "sessions", "--w-proj--")
+	now := time.Now()
+	first := piFile(t, dir, "6_a.jsonl", now, line(hdr, "tie-1", "2026-01-01T00:00:00Z"))
+	second := piFile(t, dir, "7_b.jsonl", now, line(hdr, "tie-2", "2026-01-01T00:00:00Z"))
+	for version, want := range map[string]string{v16: second, v074: first} {
+		env := f.env
+		env.Version = version
+		p, _ := Resolve("pi", []string{"pi", "--session", "tie-"}, env)
+		if !slices.Equal(p.Files, []string{want}) {
+			t.Errorf("pi %s: files %v, want %s", version, p.Files, want)
+		}
+	}
+}
