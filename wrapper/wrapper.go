@@ -193,6 +193,7 @@ func Run(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	defer remindUntested(o, r)()
 	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
 	defer child.Close()              // the terminal is restored on every path, before cleanup
 	watchChild(child.Pid)
@@ -210,6 +211,9 @@ type run struct {
 	now    time.Time
 	env    []string  // the child's environment
 	record io.Writer // --record's file, once opened
+	// untested is the warning that the harness's release is not a tested
+	// one, when it was given.
+	untested string
 }
 
 // prepare resolves what the run guards and how, and readies the session:
@@ -312,6 +316,7 @@ func (s *session) resolve(r *run) error {
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
+	r.untested = warnUntested(o, plan)
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.
 	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
 		Str("mode", plan.Mode).Strs("files", files).Msg("run")

@@ -76,6 +76,8 @@ func TestNoBypass_Environment(t *testing.T) {
 		// The control socket of the companions (SPEC 4.5): where padrun puts it,
 		// and how the claude hook finds it; a wrong one fails closed.
 		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
+		// padrun's state folder: the untested harness releases it warned about.
+		"XDG_STATE_HOME": true,
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}

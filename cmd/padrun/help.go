@@ -47,6 +47,7 @@ var envVars = []envVar{
 	{"CODEX_HOME", "codex's folder (default ~/.codex)"},
 	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's hook) claims files through"},
 	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets (else a padrun-UID folder in the temp folder)"},
+	{"XDG_STATE_HOME", "padrun's state folder is its padrun/ (else ~/.local/state/padrun): the untested harness releases it warned about"},
 	{"PATH", "where COMMAND is looked up"},
 	{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
 	{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},

@@ -109,7 +109,7 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 		mainHelp(os.Stdout)
 		return f.Options, logs, nil, errHelp
 	case *version:
-		fmt.Fprintln(os.Stdout, versionLine())
+		fmt.Fprint(os.Stdout, versionText())
 		return f.Options, logs, nil, errHelp
 	}
 	logs, err := f.logs.logger(stderr)

@@ -34,8 +34,8 @@ func init() {
 			short:   "remove dead records",
 			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left (one named by an earlier release once a minute old); one that processes of the dead session still live in is kept, and they are named."},
 		{name: "version", max: 0, setup: setupVersion,
-			short:   "print the version, commit and Go version",
-			summary: "Prints padrun's version, commit and Go version."},
+			short:   "print the version and the harness releases tested",
+			summary: "Prints padrun's version, commit and Go version, and the releases of each harness padrun is tested with: the oldest it supports and the newest."},
 		{name: "help", args: "[VERB]", max: 1, setup: setupHelp,
 			short:   "print this help, or a verb's",
 			summary: "Prints padrun's help, or VERB's."},
@@ -289,7 +289,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 
 func setupVersion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	return func(_ []string, stdout, _ io.Writer) error {
-		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprint(stdout, versionText())
 		return nil
 	}
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // commit is the source revision, stamped by release builds with
@@ -18,6 +21,21 @@ func versionLine() string {
 		c = buildRevision()
 	}
 	return "padrun " + wrapper.Version + " (commit " + c + ", " + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+}
+
+// versionText is `padrun version`'s: the version line, then the harness
+// releases padrun is tested with, the oldest supported and the newest.
+func versionText() string {
+	var b strings.Builder
+	b.WriteString(versionLine() + "\ntested with (oldest supported to newest):\n")
+	for _, tv := range harness.TestedVersions() {
+		if tv.Oldest == tv.Newest {
+			fmt.Fprintf(&b, "  %-7s %s\n", tv.Harness, tv.Newest)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-7s %s to %s\n", tv.Harness, tv.Oldest, tv.Newest)
+	}
+	return b.String()
 }
 
 // buildRevision is the VCS revision go build recorded, or "unknown".

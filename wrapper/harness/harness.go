@@ -33,6 +33,9 @@ type Plan struct {
 	// Err says why the adapter cannot read what the harness will read (a
 	// settings file another user could have planted): the run is refused.
 	Err error
+	// Version is the harness's release, read from its package; empty when
+	// padrun cannot tell (the adapter then applies the newest rules).
+	Version string
 }
 
 // Watch is a folder where new session files appear: files matching
@@ -51,16 +54,29 @@ type Env struct {
 	NoPin    bool
 	StdinTTY bool
 	Now      time.Time
+	// Version is the harness's release when the caller knows it; else
+	// Resolve reads it from the package of the command found in PATH.
+	Version string
 }
 
 // Agents maps a harness to the agent name recorded when none is given.
 var Agents = map[string]string{"pi": "pi", "claude": "claude-code", "codex": "codex"}
 
-var adapters = map[string]func(argv []string, env Env) Plan{
-	"pi":     pi,
-	"claude": claude,
-	"codex":  codex,
-	"none":   func(argv []string, _ Env) Plan { return Plan{Harness: "none", Argv: argv} },
+// adapter is one harness: how it reads argv, the npm packages it ships in,
+// and the releases it is tested against (test.sh's oldest and newest
+// columns; TestVersions_MatchTestSh keeps them equal).
+type adapter struct {
+	read           func(argv []string, env Env) Plan
+	packages       []string
+	oldest, newest string
+}
+
+var adapters = map[string]adapter{
+	"pi": {read: pi, packages: []string{"@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"},
+		oldest: "0.74.2", newest: "1.6.0"},
+	"claude": {read: claude, packages: []string{"@anthropic-ai/claude-code"}, oldest: "2.1.197", newest: "2.1.332"},
+	"codex":  {read: codex, packages: []string{"@openai/codex"}, oldest: "0.171.0", newest: "0.171.0"},
+	"none":   {read: func(argv []string, _ Env) Plan { return Plan{Harness: "none", Argv: argv} }},
 }
 
 // Resolve picks the adapter named by name, or by the command's base name
@@ -72,7 +88,7 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 			name = "none"
 		}
 	}
-	adapt, ok := adapters[name]
+	ad, ok := adapters[name]
 	if !ok {
 		return Plan{}, fmt.Errorf("harness: unknown harness %q (want pi, claude, codex or none)", name)
 	}
@@ -82,11 +98,14 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 	if env.Now.IsZero() {
 		env.Now = time.Now()
 	}
-	p := adapt(slices.Clone(argv), env)
+	if env.Version == "" {
+		env.Version = installedVersion(argv[0], env, ad.packages)
+	}
+	p := ad.read(slices.Clone(argv), env)
 	if p.Err != nil {
 		return Plan{}, p.Err
 	}
-	p.Harness = name
+	p.Harness, p.Version = name, env.Version
 	return p, nil
 }
 
@@ -158,9 +177,4 @@ func HeaderID(path string) string {
 		return h.Payload.ID
 	}
 	return ""
-}
-
-// flagValue splits "--flag=value"; ok is false for any other argument.
-func flagValue(arg, flag string) (string, bool) {
-	return strings.CutPrefix(arg, flag+"=")
 }

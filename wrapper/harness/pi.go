@@ -2,92 +2,225 @@ package harness
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// piValueFlags are pi's flags that take the next argument as their value.
-var piValueFlags = map[string]bool{
-	"--mode": true, "--provider": true, "--model": true, "--api-key": true, "--system-prompt": true,
-	"--append-system-prompt": true, "--session": true, "--fork": true, "--session-dir": true,
-	"--models": true, "--tools": true, "-t": true, "--thinking": true, "--export": true,
-	"--extension": true, "-e": true, "--skill": true, "--prompt-template": true, "--theme": true,
-	"--session-id": true,
+// piFlag is how one of pi's flags takes its value, as its parseArgs does.
+type piFlag int
+
+const (
+	piBool     piFlag = iota // no value
+	piValue                  // the next argument, whatever it is; without one, the flag reads as an unknown one
+	piRequired               // the next argument, whatever it is; without one, pi fails
+	piWord                   // the next argument unless it starts with "-"
+	piMessage                // -p: a following message, unless it starts with "@" or "-" ("---x" is one)
+	piPattern                // --list-models: the next argument unless it starts with "-" or "@"
+)
+
+// piRules are the command-line rules of one line of pi releases, mirrored
+// from its parseArgs (dist/cli/args.js) and its session lookup (main.js,
+// core/session-manager.js). TestPiFlags_MatchPinnedPi reads the pinned
+// releases' args.js and fails when they know a flag these do not.
+type piRules struct {
+	release  string // the release they were read from
+	flags    map[string]piFlag
+	commands map[string]bool // a first word that runs a command, not a session
+	// 1.x: "--" ends the flags (every later argument is a message), a
+	// leading ~ and file:// URLs are expanded, --session-id exists, and a
+	// custom session dir is filtered by the header's cwd (piFind1).
+	newer bool
 }
 
-// piCommands are pi's package commands: they run no session.
-var piCommands = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
+func piTable(kinds map[piFlag][]string) map[string]piFlag {
+	m := map[string]piFlag{}
+	for k, names := range kinds {
+		for _, n := range names {
+			m[n] = k
+		}
+	}
+	return m
+}
+
+var piBools = []string{
+	"--help", "-h", "--version", "-v", "--continue", "-c", "--resume", "-r", "--no-session", "--no-tools", "-nt",
+	"--no-builtin-tools", "-nbt", "--no-extensions", "-ne", "--no-skills", "-ns", "--no-prompt-templates", "-np",
+	"--no-themes", "--no-context-files", "-nc", "--verbose", "--offline",
+}
+
+var piValues = []string{
+	"--provider", "--model", "--api-key", "--system-prompt", "--append-system-prompt", "--session", "--fork",
+	"--session-dir", "--models", "--tools", "-t", "--thinking", "--export", "--extension", "-e", "--skill",
+	"--prompt-template", "--theme",
+}
+
+var piCommands074 = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
+
+// pi074 are pi 0.74's rules: no "--" terminator ("--" is an unknown flag
+// that takes a following plain word), --mode takes any next argument.
+var pi074 = piRules{
+	release: "0.74.2",
+	flags: piTable(map[piFlag][]string{
+		piBool:    piBools,
+		piValue:   append(slices.Clone(piValues), "--mode"),
+		piMessage: {"--print", "-p"},
+		piPattern: {"--list-models"},
+	}),
+	commands: piCommands074,
+}
+
+// pi1 are pi 1.x's rules, read from 1.6.0.
+var pi1 = piRules{
+	release: "1.6.0",
+	flags: piTable(map[piFlag][]string{
+		piBool:     append(slices.Clone(piBools), "--no-mcp", "--approve", "-a", "--no-approve", "-na"),
+		piValue:    append(slices.Clone(piValues), "--session-id", "--exclude-tools", "-xt"),
+		piRequired: {"--name", "-n"},
+		piWord:     {"--mode", "--use-theme", "--tui-mode"},
+		piMessage:  {"--print", "-p"},
+		piPattern:  {"--list-models"},
+	}),
+	commands: func() map[string]bool {
+		m := map[string]bool{"auth": true, "mcp": true}
+		for k := range piCommands074 {
+			m[k] = true
+		}
+		return m
+	}(),
+	newer: true,
+}
+
+// piRulesFor picks the rules of a release: 0.x reads as 0.74, 1.x and
+// later (or unknown) as the newest.
+func piRulesFor(version string) piRules {
+	if !atLeast(version, 1, 0) {
+		return pi074
+	}
+	return pi1
+}
 
 type piArgs struct {
 	print, cont, resume, noSession, info       bool
 	mode, session, fork, sessionDir, sessionID string
 	sessionAt, contAt                          int // argv indexes of --session's value and of -c
-	sessionEq                                  bool
+	// What pi's parseArgs collects besides: its messages, @file arguments,
+	// unknown --flags (extension flags) and unknown short options.
+	messages, fileArgs, unknown, badShort []string
 }
 
-// parsePi mirrors pi's parseArgs (0.74): no "--" terminator, unknown
-// "--flag" takes a following non-flag word as its value, "-p" takes a
-// following message.
-func parsePi(argv []string) piArgs {
+// parsePi reads argv by the newest rules.
+func parsePi(argv []string) piArgs { return pi1.parse(argv) }
+
+// parse mirrors pi's parseArgs: known flags by their table, then @file,
+// then any other --flag as an extension's (a following plain word is its
+// value), any other -x as an error, the rest as messages.
+func (r piRules) parse(argv []string) piArgs {
 	a := piArgs{sessionAt: -1, contAt: -1}
-	if len(argv) > 1 && piCommands[argv[1]] {
+	if len(argv) > 1 && r.commands[argv[1]] {
 		a.info = true
 		return a
 	}
 	for i := 1; i < len(argv); i++ {
-		arg := argv[i]
-		next := func() string { i++; return argv[i] }
-		hasNext := i+1 < len(argv)
-		if v, ok := flagValue(arg, "--session"); ok {
-			a.session, a.sessionAt, a.sessionEq = v, i, true
-			continue
+		arg, next, hasNext := argv[i], "", i+1 < len(argv)
+		if hasNext {
+			next = argv[i+1]
 		}
-		if v, ok := flagValue(arg, "--session-id"); ok {
-			a.sessionID = v
-			continue
-		}
-		switch {
-		case arg == "--help" || arg == "-h" || arg == "--version" || arg == "-v" || arg == "--list-models" || arg == "--export":
-			a.info = true
-			if arg == "--export" && hasNext {
-				next()
-			}
-		case arg == "--continue" || arg == "-c":
-			a.cont, a.contAt = true, i
-		case arg == "--resume" || arg == "-r":
-			a.resume = true
-		case arg == "--no-session":
-			a.noSession = true
-		case arg == "--print" || arg == "-p":
-			a.print = true
-			if hasNext && !strings.HasPrefix(argv[i+1], "@") && (!strings.HasPrefix(argv[i+1], "-") || strings.HasPrefix(argv[i+1], "---")) {
-				next()
-			}
-		case piValueFlags[arg] && hasNext:
-			v := next()
-			switch arg {
-			case "--mode":
-				if v == "text" || v == "json" || v == "rpc" {
-					a.mode = v
+		if arg == "--" && r.newer {
+			for _, m := range argv[i+1:] {
+				if f, ok := strings.CutPrefix(m, "@"); ok {
+					a.fileArgs = append(a.fileArgs, f)
+				} else {
+					a.messages = append(a.messages, m)
 				}
-			case "--session":
-				a.session, a.sessionAt, a.sessionEq = v, i, false
-			case "--fork":
-				a.fork = v
-			case "--session-dir":
-				a.sessionDir = v
-			case "--session-id":
-				a.sessionID = v
 			}
-		case strings.HasPrefix(arg, "--") && !strings.Contains(arg, "="):
-			// An extension's flag: it takes a following plain word.
-			if hasNext && !strings.HasPrefix(argv[i+1], "-") && !strings.HasPrefix(argv[i+1], "@") {
-				next()
-			}
+			break
 		}
+		kind, known := r.flags[arg]
+		if known && kind == piValue && !hasNext {
+			known = false // pi's branch wants a value: the flag falls to the rules below
+		}
+		if !known {
+			i = a.other(argv, i)
+			continue
+		}
+		took := false
+		switch kind {
+		case piValue, piRequired:
+			took = hasNext
+		case piWord:
+			took = hasNext && !strings.HasPrefix(next, "-")
+		case piMessage:
+			took = hasNext && !strings.HasPrefix(next, "@") && (!strings.HasPrefix(next, "-") || strings.HasPrefix(next, "---"))
+		case piPattern:
+			took = hasNext && !strings.HasPrefix(next, "-") && !strings.HasPrefix(next, "@")
+		}
+		if took {
+			i++
+		}
+		a.known(arg, next, took, i)
 	}
 	return a
+}
+
+// known records what a known flag means; at is the index of its value
+// when took.
+func (a *piArgs) known(arg, value string, took bool, at int) {
+	switch arg {
+	case "--help", "-h", "--version", "-v", "--list-models", "--export":
+		a.info = true
+	case "--continue", "-c":
+		a.cont, a.contAt = true, at
+	case "--resume", "-r":
+		a.resume = true
+	case "--no-session":
+		a.noSession = true
+	case "--print", "-p":
+		a.print = true
+		if took {
+			a.messages = append(a.messages, value)
+		}
+	}
+	if !took {
+		return
+	}
+	switch arg {
+	case "--mode":
+		if value == "text" || value == "json" || value == "rpc" {
+			a.mode = value
+		}
+	case "--session":
+		a.session, a.sessionAt = value, at
+	case "--fork":
+		a.fork = value
+	case "--session-dir":
+		a.sessionDir = value
+	case "--session-id":
+		a.sessionID = value
+	}
+}
+
+// other reads an argument that is no known flag and returns the index of
+// the last argument it used.
+func (a *piArgs) other(argv []string, i int) int {
+	arg := argv[i]
+	switch {
+	case strings.HasPrefix(arg, "@"):
+		a.fileArgs = append(a.fileArgs, arg[1:])
+	case strings.HasPrefix(arg, "--"):
+		name, _, inline := strings.Cut(arg[2:], "=")
+		a.unknown = append(a.unknown, name)
+		if !inline && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") && !strings.HasPrefix(argv[i+1], "@") {
+			return i + 1
+		}
+	case strings.HasPrefix(arg, "-"):
+		a.badShort = append(a.badShort, arg)
+	default:
+		a.messages = append(a.messages, arg)
+	}
+	return i
 }
 
 // piHeader is the first line of a pi session file.
@@ -104,9 +237,27 @@ func piSessionID(path string) string {
 	return ""
 }
 
-// pi reads pi's command line (SPEC 4.1).
+// pi reads pi's command line (SPEC 4.1) by the rules of its release. When
+// the release is unknown it applies the newest rules, unless the tested
+// releases read argv differently: then argv is left as it is and the file
+// is unknown.
 func pi(argv []string, env Env) Plan {
-	a := parsePi(argv)
+	if env.Version != "" {
+		return piRulesFor(env.Version).plan(argv, env)
+	}
+	p, q := pi1.plan(argv, env), pi074.plan(argv, env)
+	if !slices.Equal(p.Files, q.Files) || !slices.Equal(p.Argv, q.Argv) || (p.Unknown == "") != (q.Unknown == "") ||
+		!slices.Equal(p.Watch, q.Watch) {
+		return Plan{Argv: argv, Mode: p.Mode, Watch: slices.Compact(append(p.Watch, q.Watch...)),
+			Unknown: "pi's release is unknown, and pi " + pi074.release + " and " + pi1.release + " read this command line differently"}
+	}
+	return p
+}
+
+// plan is what pi does with argv by these rules.
+func (r piRules) plan(argv []string, env Env) Plan {
+	argv = slices.Clone(argv)
+	a := r.parse(argv)
 	p := Plan{Argv: argv, Mode: piMode(a, env)}
 	if a.info || a.noSession {
 		p.Mode = ""
@@ -117,24 +268,24 @@ func pi(argv []string, env Env) Plan {
 		agentDir = filepath.Join(env.Home, ".pi", "agent")
 	}
 	agentDir = abs(agentDir, env)
-	dir, err := piSessionDir(a, agentDir, env)
+	dir, custom, err := r.sessionDir(a, agentDir, env)
 	if err != nil {
 		return Plan{Argv: argv, Err: err}
 	}
+	// 1.x lists only the current folder's sessions in a custom session dir
+	// (one that is not the default for this cwd).
+	filter := r.newer && custom && dir != filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd))
 	watch := Watch{Dir: dir, Pattern: "*.jsonl"}
 	pin := func(at int, path string) {
 		if env.NoPin {
 			return
 		}
-		switch {
-		case at == a.contAt:
+		if at == a.contAt {
 			p.Argv[at] = "--session"
-			p.Argv = append(p.Argv[:at+1], append([]string{path}, p.Argv[at+1:]...)...)
-		case a.sessionEq:
-			p.Argv[at] = "--session=" + path
-		default:
-			p.Argv[at] = path
+			p.Argv = slices.Insert(p.Argv, at+1, path)
+			return
 		}
+		p.Argv[at] = path
 	}
 	switch {
 	case a.fork != "":
@@ -142,37 +293,44 @@ func pi(argv []string, env Env) Plan {
 		p.Watch = []Watch{watch}
 		return p
 	case a.session != "" && (strings.ContainsAny(a.session, `/\`) || strings.HasSuffix(a.session, ".jsonl")):
-		f := abs(a.session, env)
+		f, ok := r.path(a.session, env)
+		if !ok {
+			p.Unknown = "--session names a URL padrun cannot read as a file"
+			return p
+		}
 		p.Files, p.SessionID = []string{f}, piSessionID(f)
 	case a.session != "":
-		f := piFindID(dir, a.session)
-		if f == "" {
-			if other := piFindIDAnywhere(agentDir, a.session); other != "" {
-				// pi offers to fork a session of another project: a new file.
-				p.Watch = []Watch{watch}
-				return p
-			}
+		var f string
+		if r.newer {
+			f = piFind1(dir, agentDir, custom, filter, a.session, env)
+		} else {
+			f = piFind074(dir, agentDir, a.session)
+		}
+		switch f {
+		case piFork: // pi offers to fork a session of another project: a new file
+			p.Watch = []Watch{watch}
+			return p
+		case "":
 			return p // pi exits: no session matches
 		}
 		p.Files, p.SessionID = []string{f}, piSessionID(f)
 		pin(a.sessionAt, f)
-	case a.sessionID != "":
-		p.SessionID = a.sessionID
-		if f := piFindID(dir, a.sessionID); f != "" {
-			p.Files = []string{f}
-		} else {
-			p.Unknown = "--session-id names a session that does not exist yet"
-		}
 	case a.resume:
 		p.Unknown = "--resume opens a picker"
 		return p
 	case a.cont:
-		if f := newest([]string{dir}, "*.jsonl", func(path string) bool { return piSessionID(path) != "" }); f != "" {
+		if f := r.continueFile(dir, filter, env); f != "" {
 			p.Files, p.SessionID = []string{f}, piSessionID(f)
 			pin(a.contAt, f)
-			break
 		}
-		fallthrough // nothing to continue: pi starts a new session
+		// else nothing to continue: pi starts a new session
+	case r.newer && a.sessionID != "":
+		p.SessionID = a.sessionID
+		if f := piFindExact(dir, a.sessionID, filter, env); f != "" {
+			p.Files = []string{f}
+		} else {
+			p.Unknown = "--session-id names a session that does not exist yet"
+		}
 	default:
 		// A new session. pi names its file itself: pi 0.74 writes a fresh id
 		// into the header of a file named for it, so a name chosen here would
@@ -195,29 +353,51 @@ func piMode(a piArgs, env Env) string {
 	return "interactive"
 }
 
-// piSessionDir: --session-dir > $PI_CODING_AGENT_SESSION_DIR > sessionDir
-// in settings.json > <agentDir>/sessions/<enc(cwd)>. A settings.json that
-// is not a regular file of the user's or root's is an error.
-func piSessionDir(a piArgs, agentDir string, env Env) (string, error) {
+// path makes a --session or --session-dir value absolute as pi does: 0.74
+// takes it as it is (relative to cwd), 1.x also expands ~ and file:// URLs.
+func (r piRules) path(v string, env Env) (string, bool) {
+	if !r.newer {
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(env.Cwd, v)
+		}
+		return filepath.Clean(v), true
+	}
+	if strings.HasPrefix(v, "file://") {
+		u, err := url.Parse(v)
+		if err != nil || (u.Host != "" && u.Host != "localhost") {
+			return "", false
+		}
+		v = u.Path
+	}
+	return abs(v, env), true
+}
+
+// sessionDir: --session-dir > $PI_CODING_AGENT_SESSION_DIR > sessionDir
+// in settings.json > <agentDir>/sessions/<enc(cwd)>. custom is true for
+// the first three. A settings.json that is not a regular file of the
+// user's or root's is an error.
+func (r piRules) sessionDir(a piArgs, agentDir string, env Env) (dir string, custom bool, err error) {
 	if a.sessionDir != "" {
-		return abs(a.sessionDir, env), nil
+		if d, ok := r.path(a.sessionDir, env); ok {
+			return d, true, nil
+		}
 	}
 	if d := env.Getenv("PI_CODING_AGENT_SESSION_DIR"); d != "" {
-		return abs(d, env), nil
+		return abs(d, env), true, nil
 	}
 	b, err := readSettings("pi", filepath.Join(agentDir, "settings.json"))
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if b != nil {
 		var s struct {
 			SessionDir string `json:"sessionDir"`
 		}
 		if json.Unmarshal(b, &s) == nil && s.SessionDir != "" {
-			return abs(s.SessionDir, env), nil
+			return abs(s.SessionDir, env), true, nil
 		}
 	}
-	return filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd)), nil
+	return filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd)), false, nil
 }
 
 // PiProjectDir encodes cwd as pi names its per-project session folder.
@@ -229,14 +409,31 @@ func PiProjectDir(cwd string) string {
 	return "--" + strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(s) + "--"
 }
 
-// piFindID returns the session of dir that pi picks for an id prefix: of
-// those whose id starts with prefix, the one of latest activity.
+// piFork is what a session lookup returns when pi would fork a session it
+// found in another project into a new file.
+const piFork = "\x00fork"
+
+// piFind074 is pi 0.74's lookup of an id prefix: the current project's
+// sessions ranked by last activity, else every project's under the agent
+// dir (whatever the session dir), which pi forks.
+func piFind074(dir, agentDir, prefix string) string {
+	if f := piFindID(dir, prefix); f != "" {
+		return f
+	}
+	if piFindIDAnywhere(agentDir, prefix) != "" {
+		return piFork
+	}
+	return ""
+}
+
+// piFindID returns the session of dir that pi 0.74 picks for an id prefix:
+// of those whose id starts with prefix, the one of latest activity.
 func piFindID(dir, prefix string) string {
 	return piMatch(piList(dir), prefix)
 }
 
-// piFindIDAnywhere is pi's global search: every project's sessions, ranked
-// together by latest activity.
+// piFindIDAnywhere is pi 0.74's global search: every project's sessions,
+// ranked together by latest activity.
 func piFindIDAnywhere(agentDir, prefix string) string {
 	des, _ := os.ReadDir(filepath.Join(agentDir, "sessions"))
 	var dirs []string
@@ -246,4 +443,76 @@ func piFindIDAnywhere(agentDir, prefix string) string {
 		}
 	}
 	return piMatch(piList(dirs...), prefix)
+}
+
+// piFind1 is pi 1.x's resolveSessionPath for an id: the exact id in the
+// session dir, then a prefix among the dir's sessions ranked by last
+// activity, both only among the current folder's when filter is set; else
+// a global search (a custom dir's every session, or every project's), exact
+// id first, which pi forks.
+func piFind1(dir, agentDir string, custom, filter bool, id string, env Env) string {
+	if f := piFindExact(dir, id, filter, env); f != "" {
+		return f
+	}
+	local := piList1(dir)
+	if filter {
+		local = slices.DeleteFunc(slices.Clone(local), func(s piSession) bool { return !piSameCwd(s.cwd, env) })
+	}
+	if f := piMatch(local, id); f != "" {
+		return f
+	}
+	all := local
+	switch {
+	case custom:
+		all = piList1(dir)
+	default:
+		all = piListAll1(agentDir)
+	}
+	for _, s := range all {
+		if s.id == id {
+			return piFork
+		}
+	}
+	if piMatch(all, id) != "" {
+		return piFork
+	}
+	return ""
+}
+
+// piFindExact is pi 1.x's findById: the first file of dir, in name order,
+// whose header has this id (and, when filter is set, the current folder
+// as its cwd).
+func piFindExact(dir, id string, filter bool, env Env) string {
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		h, ok := piHeader1(p)
+		if ok && h.id == id && (!filter || piSameCwd(h.cwd, env)) {
+			return p
+		}
+	}
+	return ""
+}
+
+// continueFile is the file -c continues: the newest by mtime of dir with a
+// session header (0.74: its first line, within 512 bytes; 1.x: its first
+// line that parses, within 1 MiB, and its cwd the current folder's when
+// filter is set); empty when there is none.
+func (r piRules) continueFile(dir string, filter bool, env Env) string {
+	return newest([]string{dir}, "*.jsonl", func(path string) bool {
+		if !r.newer {
+			return piHeader074(path)
+		}
+		h, ok := piHeader1(path)
+		return ok && (!filter || piSameCwd(h.cwd, env))
+	})
+}
+
+// piSameCwd is pi 1.x's sessionCwdMatches: a header cwd that resolves to
+// the current folder.
+func piSameCwd(cwd string, env Env) bool {
+	return cwd != "" && abs(cwd, env) == env.Cwd
 }

@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,13 +17,15 @@ import (
 type piSession struct {
 	path     string
 	id       string
-	modified int64 // ms since the epoch
+	cwd      string // the header's, when a string
+	modified int64  // ms since the epoch
 }
 
 // piEntry is the part of a session line that pi's list reads.
 type piEntry struct {
 	Type      string          `json:"type"`
 	ID        any             `json:"id"`
+	Cwd       any             `json:"cwd"`
 	Timestamp json.RawMessage `json:"timestamp"`
 	Message   *struct {
 		Role      *string         `json:"role"`
@@ -63,6 +67,7 @@ func readPiSession(path string) (piSession, bool) {
 		return piSession{}, false
 	}
 	s := piSession{path: path, id: id}
+	s.cwd, _ = header.Cwd.(string)
 	switch t, ok := jsTime(header.Timestamp); {
 	case seen && last > 0:
 		s.modified = int64(last)
@@ -119,8 +124,8 @@ func jsTime(raw json.RawMessage) (int64, bool) {
 	return t.UnixMilli(), true
 }
 
-// piList lists the sessions of dirs as pi does: files in name order, folder
-// by folder, then stably sorted by last activity, newest first.
+// piList lists the sessions of dirs as pi 0.74 does: files in name order,
+// folder by folder, then stably sorted by last activity, newest first.
 func piList(dirs ...string) []piSession {
 	var out []piSession
 	for _, dir := range dirs {
@@ -137,6 +142,80 @@ func piList(dirs ...string) []piSession {
 			}
 		}
 	}
+	return byActivity(out)
+}
+
+// piList1 lists one folder's sessions as pi 1.x does: files in reverse
+// name order, then stably sorted by last activity, newest first.
+func piList1(dir string) []piSession {
+	des, _ := os.ReadDir(dir)
+	var out []piSession
+	for _, de := range slices.Backward(des) {
+		if !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		if s, ok := readPiSession(filepath.Join(dir, de.Name())); ok {
+			out = append(out, s)
+		}
+	}
+	return byActivity(out)
+}
+
+// piListAll1 is pi 1.x's listAll of every project's folder under the agent
+// dir: files newest first by mtime, then by reverse name, then stably
+// sorted by last activity.
+func piListAll1(agentDir string) []piSession {
+	root := filepath.Join(agentDir, "sessions")
+	des, _ := os.ReadDir(root)
+	type file struct {
+		path  string
+		mtime int64
+	}
+	var files []file
+	for _, de := range des {
+		if !de.IsDir() && de.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		sub, _ := os.ReadDir(filepath.Join(root, de.Name()))
+		for _, f := range sub {
+			if !strings.HasSuffix(f.Name(), ".jsonl") {
+				continue
+			}
+			p := filepath.Join(root, de.Name(), f.Name())
+			var mt int64 = -1 << 63
+			if fi, err := os.Stat(p); err == nil {
+				mt = fi.ModTime().UnixNano()
+			}
+			files = append(files, file{p, mt})
+		}
+	}
+	slices.SortStableFunc(files, func(a, b file) int {
+		if a.mtime != b.mtime {
+			return cmpDesc(a.mtime, b.mtime)
+		}
+		return strings.Compare(filepath.Base(b.path), filepath.Base(a.path))
+	})
+	var out []piSession
+	for _, f := range files {
+		if s, ok := readPiSession(f.path); ok {
+			out = append(out, s)
+		}
+	}
+	return byActivity(out)
+}
+
+func cmpDesc(a, b int64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// byActivity sorts sessions stably by last activity, newest first.
+func byActivity(out []piSession) []piSession {
 	slices.SortStableFunc(out, func(a, b piSession) int {
 		switch {
 		case a.modified > b.modified:
@@ -158,4 +237,56 @@ func piMatch(list []piSession, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// piHead is what pi's session discovery reads of a header.
+type piHead struct{ id, cwd string }
+
+// piHeader1 is pi 1.x's readSessionHeader: the first line that parses,
+// skipping blank and malformed ones, within the first MiB, must be a
+// "session" line with a string id.
+func piHeader1(path string) (piHead, bool) {
+	f, err := openSession(path)
+	if err != nil {
+		return piHead{}, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e piEntry
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		id, ok := e.ID.(string)
+		if e.Type != "session" || !ok {
+			return piHead{}, false
+		}
+		cwd, _ := e.Cwd.(string)
+		return piHead{id: id, cwd: cwd}, true
+	}
+	return piHead{}, false
+}
+
+// piHeader074 is pi 0.74's isValidSessionFile: the first line of the
+// first 512 bytes is a "session" line with a string id.
+func piHeader074(path string) bool {
+	f, err := openSession(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 512)
+	n, _ := io.ReadFull(f, b)
+	first, _, _ := bytes.Cut(b[:n], []byte("\n"))
+	var e piEntry
+	if len(first) == 0 || json.Unmarshal(first, &e) != nil {
+		return false
+	}
+	_, ok := e.ID.(string)
+	return e.Type == "session" && ok
 }
