@@ -8,10 +8,11 @@ import (
 )
 
 // DefaultGreeting is how long a companion has to greet its padrun (SPEC
-// 4.5) once nothing can hold the harness up but its own start: pi loads its
-// extensions, and claude runs its SessionStart hooks, within a second or two
-// of starting on a quiet machine (measured: pi 0.74.2 and 1.6.0, claude 2.1.197
-// and 2.1.332); the rest is room for a loaded one.
+// 4.5) once nothing can hold the harness up but its own start. Measured from
+// the child's start on a 2-core machine at load 10: pi 0.74.2 1.4-7 s (the
+// first run cold), pi 1.6.0 0.5 s, claude 2.1.197 and 2.1.332 0.4-1.6 s, and
+// 4 s for claude -p reading its prompt from a pipe; the rest is room for a
+// machine more loaded still, since --strict stops the harness at the end.
 const DefaultGreeting = 20 * time.Second
 
 // greeting follows a companion that was asked for until it greets its
