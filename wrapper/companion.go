@@ -72,11 +72,6 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 			plan.Argv = argv
 		}
 	}
-	if err == nil {
-		// The companion claims every file the harness opens, before it
-		// writes: no folder watch, which cannot tell whose a new file is.
-		plan.Watch = nil
-	}
 	if err != nil {
 		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),
 			Advice: "fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}

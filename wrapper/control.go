@@ -161,6 +161,7 @@ func (c *control) stop() {
 
 // handleControl answers a companion's request for this session.
 func (s *session) handleControl(req controlRequest) controlReply {
+	s.hello() // any request is the companion's greeting, before it is answered
 	switch req.Op {
 	case "hello":
 		return controlReply{Result: "ok", Pid: s.self.Pid}

@@ -33,7 +33,12 @@ func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChil
 	if len(ws) == 0 {
 		return func() {}, func(int) {}
 	}
-	stop, setChild, err := watch(ws, now, watchEvents{claim: s.claim, unowned: s.unowned, wrote: s.learnHeader})
+	claim := func(path string) {
+		if s.claim(path) {
+			s.watchClaimed()
+		}
+	}
+	stop, setChild, err := watch(ws, now, watchEvents{claim: claim, unowned: s.unowned, wrote: s.learnHeader})
 	if err != nil {
 		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
 		return func() {}, func(int) {}
@@ -41,11 +46,12 @@ func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChil
 	return sync.OnceFunc(stop), setChild
 }
 
-// claim guards a session file the child has just created.
-func (s *session) claim(path string) {
+// claim guards a session file the child has just created, and reports
+// whether it holds it.
+func (s *session) claim(path string) bool {
 	file, err := CanonicalFile(path)
 	if err != nil {
-		return
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -55,9 +61,10 @@ func (s *session) claim(path string) {
 			msg += ": it is held by another session"
 		}
 		s.o.Log.Warn().Err(err).Str("file", file).Msg(msg)
-		return
+		return false
 	}
 	s.learnHeaderLocked(file)
+	return true
 }
 
 // take guards file for this session, without waiting, unless it holds it
@@ -122,6 +129,10 @@ func (s *session) learnID(l *marker.Lock, id string) {
 func (s *session) unowned(path, why string) {
 	if file, err := CanonicalFile(path); err == nil && s.holds(file) {
 		return // a file the run guards already: pinned before the harness wrote it
+	}
+	if s.greet != nil && s.greet.muted.Load() {
+		s.o.Log.Debug().Str("file", path).Msg("new session file left to the companion")
+		return
 	}
 	if why == whyForeign {
 		s.o.Log.Debug().Str("file", path).Msg("new session file of another process: not claimed")

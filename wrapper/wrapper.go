@@ -62,6 +62,9 @@ type Options struct {
 	// NoCompanion leaves the harness without its companion: switches
 	// inside it are unguarded.
 	NoCompanion bool
+	// Greeting is how long a companion has to greet padrun; 0 is
+	// DefaultGreeting.
+	Greeting time.Duration
 }
 
 // UsageError is a run that cannot start as asked (exit 125): Err says why,
@@ -133,6 +136,8 @@ type session struct {
 	guards  []string
 	kill    func()
 	stopped error
+
+	greet *greeting // the companion asked for, until it greets; nil without one
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -184,8 +189,11 @@ func Run(o Options) (Result, error) {
 	}
 	notify(sigs, supervise.Late)
 	// The watch starts before the child: a file it creates at once is seen.
+	// With a companion it is the fallback until the companion greets.
+	s.armGreeting(r)
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
+	s.greetingWatch(stopWatch)
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
 		Pty: o.Pty, Record: r.record, Tree: s.tree, Inherit: s.lockFds(),
@@ -195,8 +203,10 @@ func Run(o Options) (Result, error) {
 	}
 	defer remindUntested(o, r)()
 	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
-	defer child.Close()              // the terminal is restored on every path, before cleanup
+	defer s.remindGreeting()()
+	defer child.Close() // the terminal is restored on every path, before cleanup
 	watchChild(child.Pid)
+	s.greetingStarted()
 	return s.supervise(child, sigs, stopWatch)
 }
 
@@ -214,6 +224,8 @@ type run struct {
 	// untested is the warning that the harness's release is not a tested
 	// one, when it was given.
 	untested string
+
+	companion string // the companion asked for (pi, claude), or ""
 }
 
 // prepare resolves what the run guards and how, and readies the session:
@@ -232,8 +244,13 @@ func prepare(o Options) (*session, *run, error) {
 	if err := s.resolve(r); err != nil {
 		return nil, nil, err
 	}
+	companion := harness.Companion(r.plan)
 	if r.ctlDir, err = s.setupCompanion(&r.plan); err != nil {
 		return nil, nil, err
+	}
+	if r.ctlDir != "" {
+		// The folder watch stays armed until the companion greets (greeting.go).
+		r.companion = companion
 	}
 	if r.path, err = supervise.LookPath(r.plan.Argv[0], os.Getenv("PATH")); err != nil {
 		return nil, nil, err
@@ -381,6 +398,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()
+	s.greetingEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped

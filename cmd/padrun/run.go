@@ -23,6 +23,10 @@ const (
 	exitNotFound      = 127
 )
 
+// greetingWait is how long a companion has to greet padrun (0: the
+// default); only the tests change it.
+var greetingWait time.Duration
+
 // usageHint is what a bad command line of the run is told.
 const usageHint = "padrun [flags] -- COMMAND [ARG...]; see padrun --help"
 
@@ -124,6 +128,7 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	}
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
 	f.LogFile = logs.file
+	f.Greeting = greetingWait
 	f.OnWait = func(held *marker.HeldError) {
 		fmt.Fprintf(stderr, "padrun: waiting up to %s for %s: %s\n", f.Wait, held.File, describe(held, time.Now()))
 	}

@@ -12,7 +12,9 @@ import * as path from "node:path";
 
 const REFUSED = 75; // padrun's exit status for a refusal
 
-function ask(req) {
+// ask sends one request to padrun and resolves with its answer. A request
+// in the background keeps no run of pi alive.
+function ask(req, background) {
   return new Promise((resolve) => {
     const sock = process.env.PADRUN_CONTROL;
     const pid = process.env.PAD_SESSION_PID;
@@ -31,6 +33,10 @@ function ask(req) {
     };
     const conn = net.createConnection(sock);
     const timer = setTimeout(() => finish({ result: "error", error: "padrun did not answer within 30s" }), 30000);
+    if (background) {
+      timer.unref();
+      conn.unref();
+    }
     conn.setEncoding("utf8");
     conn.on("connect", () => conn.write(JSON.stringify(req) + "\n"));
     conn.on("data", (d) => {
@@ -85,6 +91,10 @@ function stop(ctx, text) {
 }
 
 export default function padrunCompanion(pi) {
+  // Greet padrun as soon as pi loads the companion: a companion padrun asked
+  // for that never says hello makes it warn and fall back to its folder watch.
+  ask({ op: "hello" }, true);
+
   pi.on("session_before_switch", async (event, ctx) => {
     try {
       if (event.reason === "resume" && event.targetSessionFile) {

@@ -1,0 +1,218 @@
+package wrapper
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultGreeting is how long a companion has to greet its padrun (SPEC
+// 4.5) once nothing can hold the harness up but its own start. Measured from
+// the child's start on a 2-core machine at load 10: pi 0.74.2 1.4-7 s (the
+// first run cold), pi 1.6.0 0.5 s, claude 2.1.197 and 2.1.332 0.4-1.6 s, and
+// 4 s for claude -p reading its prompt from a pipe; the rest is room for a
+// machine more loaded still, since --strict stops the harness at the end.
+const DefaultGreeting = 20 * time.Second
+
+// greeting follows a companion that was asked for until it greets its
+// padrun, which it does over the control socket before its harness writes a
+// session file (pi's extension when pi loads it, claude's SessionStart
+// hook). Until then the folder watch of SPEC 4.4 runs as it does for a
+// harness without a companion, so that a harness that ignores the companion
+// still has its new sessions claimed; once it greets, the watch stops and
+// the companion claims.
+//
+// "Never greeted" is decided when the clock runs out, or at the child's end
+// once the watch has claimed a file for it. The clock starts where nothing
+// but the harness's own start can delay the greeting: at the child's start
+// in print, json and rpc modes; in interactive mode at the first new session
+// file the watch claims for the child, since a picker, a first-run set-up or
+// a trust question may keep a person busy before the harness loads its
+// companion. A new file before the greeting is no proof by itself: pi
+// --fork writes its fork before it loads extensions (pi 1.6.0 main.js,
+// createSessionManager before createRuntime).
+type greeting struct {
+	harness     string        // pi or claude
+	loadedBy    string        // how padrun asked the harness to load it
+	wait        time.Duration // the clock
+	interactive bool          // the clock waits for the first claimed file
+	deferWarn   bool          // say it once the harness's screen is gone
+
+	muted atomic.Bool // the watch's unowned files are the companion's business now
+
+	mu        sync.Mutex
+	stopWatch func()
+	greeted   bool
+	decided   bool
+	claimed   bool
+	timer     *time.Timer
+	later     string // the warning, said after the harness's screen
+}
+
+// companionLoads says how padrun asks each companion's harness to load it.
+var companionLoads = map[string]string{"pi": "-e", "claude": "--settings"}
+
+// armGreeting starts following the companion of this run, if one was asked
+// for, before the watch starts.
+func (s *session) armGreeting(r *run) {
+	if r.companion == "" {
+		return
+	}
+	wait := s.o.Greeting
+	if wait <= 0 {
+		wait = DefaultGreeting
+	}
+	interactive := r.plan.Mode == "interactive"
+	s.greet = &greeting{harness: r.companion, loadedBy: companionLoads[r.companion], wait: wait,
+		interactive: interactive, deferWarn: interactive && isTerminal(s.o.Stderr)}
+}
+
+// greetingWatch names how to stop the fallback watch.
+func (s *session) greetingWatch(stop func()) {
+	g := s.greet
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopWatch = stop
+	if g.greeted && !g.decided {
+		go stop()
+	}
+}
+
+// greetingStarted starts the clock of a non-interactive run: the child has
+// just started.
+func (s *session) greetingStarted() {
+	g := s.greet
+	if g == nil || g.interactive {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.startClock(s)
+}
+
+// startClock starts the clock once. The caller holds g.mu.
+func (g *greeting) startClock(s *session) {
+	if g.timer != nil || g.greeted || g.decided {
+		return
+	}
+	g.timer = time.AfterFunc(g.wait, func() {
+		s.neverGreeted(fmt.Sprintf("did not greet padrun within %s", g.wait), true)
+	})
+}
+
+// hello marks the companion as greeted: any request it sends does.
+func (s *session) hello() {
+	g := s.greet
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.greeted {
+		return
+	}
+	g.greeted = true
+	if g.decided {
+		s.o.Log.Info().Str("harness", g.harness).Msg("the companion greeted padrun late: the folder watch goes on")
+		return
+	}
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	s.o.Log.Debug().Str("harness", g.harness).Msg("the companion greeted padrun")
+	// The companion claims from now on. The watch may be waiting for the
+	// session to claim a file: it stops on its own goroutine.
+	g.muted.Store(true)
+	if g.stopWatch != nil {
+		go g.stopWatch()
+	}
+}
+
+// watchClaimed is told that the watch claimed a new session file for the
+// child.
+func (s *session) watchClaimed() {
+	g := s.greet
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.claimed = true
+	if g.interactive {
+		g.startClock(s)
+	}
+}
+
+// greetingEnded decides, at the child's end, for a companion that never
+// greeted while its harness wrote a new session.
+func (s *session) greetingEnded() {
+	g := s.greet
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	claimed := g.claimed
+	g.mu.Unlock()
+	if claimed {
+		s.neverGreeted("never greeted padrun", false)
+	}
+}
+
+// neverGreeted decides, once, that the companion did not greet: a warning,
+// or under --strict a refusal, which ends the child when it still runs.
+func (s *session) neverGreeted(what string, running bool) {
+	g := s.greet
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.greeted || g.decided {
+		return
+	}
+	g.decided = true
+	why := fmt.Sprintf("%s's companion %s (%s ignored %s, could not load it, or is not %s)", g.harness, what, g.harness, g.loadedBy, g.harness)
+	if s.o.Strict {
+		err := &UsageError{Err: fmt.Errorf("%s and --strict is set: %s was stopped", why, g.harness),
+			Advice: "run the " + g.harness + " padrun was tested with (padrun version lists them), or run without --strict to go on with the folder watch"}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !running {
+			err.Err = fmt.Errorf("%s and --strict is set; the session files it created were claimed by the folder watch", why)
+			if s.stopped == nil {
+				s.stopped = err
+			}
+			return
+		}
+		s.stopHarness(err)
+		return
+	}
+	msg := why + ": session switches inside " + g.harness + " are unguarded; its new session files are claimed by the folder watch"
+	if g.deferWarn {
+		g.later = msg
+		return
+	}
+	s.o.Log.Warn().Str("harness", g.harness).Msg(msg)
+}
+
+// remindGreeting returns what says, once an interactive harness on a
+// terminal has ended, that its companion never greeted: said while the
+// harness drew its screen, it would have been drawn over.
+func (s *session) remindGreeting() func() {
+	return func() {
+		g := s.greet
+		if g == nil {
+			return
+		}
+		g.mu.Lock()
+		msg := g.later
+		g.mu.Unlock()
+		if msg != "" {
+			s.o.Log.Warn().Str("harness", g.harness).Msg(msg)
+		}
+	}
+}
