@@ -404,7 +404,7 @@ func childEnv(env []string, pid int, agent string, files []string) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "PAD_SESSION_PID", "PADRUN_VERSION", "PADRUN_SESSION_FILE", "PADRUN_MARKER":
+		case "PAD_SESSION_PID", "PADRUN_VERSION", "PADRUN_SESSION_FILE", "PADRUN_MARKER", "PADRUN_PI_NAME":
 			continue
 		case "PAD_AGENT":
 			hasAgent = true

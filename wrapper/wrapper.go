@@ -274,6 +274,9 @@ func prepare(o Options) (*session, *run, error) {
 		p.Cgroup = s.tree.Path
 	}
 	r.env = childEnv(os.Environ(), s.self.Pid, r.agent, r.files)
+	if r.ctlDir != "" {
+		r.env = append(r.env, r.plan.CompanionEnv...)
+	}
 	return s, r, nil
 }
 
@@ -307,7 +310,7 @@ func (s *session) resolve(r *run) error {
 	o := s.o
 	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
 	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
-		Getenv: os.Getenv, Cwd: r.cwd, Home: home, NoPin: o.NoPin, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
+		Getenv: os.Getenv, Cwd: r.cwd, Home: home, NoPin: o.NoPin, NoCompanion: o.NoCompanion, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
 	})
 	if err != nil {
 		return &UsageError{Err: err}

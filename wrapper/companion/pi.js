@@ -12,6 +12,12 @@ import * as path from "node:path";
 
 const REFUSED = 75; // padrun's exit status for a refusal
 
+// pi 1.x writes -r --name's name into the picked file before it loads
+// extensions, before padrun could claim it: padrun passes the name here
+// instead, and it is set once the session is held. Not for pi's children.
+let sessionName = process.env.PADRUN_PI_NAME;
+delete process.env.PADRUN_PI_NAME;
+
 // ask sends one request to padrun and resolves with its answer. A request
 // in the background keeps no run of pi alive.
 function ask(req, background) {
@@ -140,7 +146,11 @@ export default function padrunCompanion(pi) {
         stop(ctx, lines(r, "pi stopped").join("\n"));
         return;
       }
+      if (sessionName) {
+        pi.setSessionName(sessionName);
+      }
     }
+    sessionName = undefined; // the session pi starts with only
     const prev = event.previousSessionFile;
     if (prev && (!file || path.resolve(prev) !== path.resolve(file))) {
       await ask({ op: "release", file: path.resolve(prev) }); // Best effort: padrun releases it at exit anyway.

@@ -33,6 +33,10 @@ type Plan struct {
 	// Err says why the adapter cannot read what the harness will read (a
 	// settings file another user could have planted): the run is refused.
 	Err error
+	// CompanionEnv is what the companion is given to do in the harness's
+	// place, once padrun holds the session (pi 1.x's -r --name): variables
+	// for the child, set only when the companion loads.
+	CompanionEnv []string
 	// Version is the harness's release, read from its package; empty when
 	// padrun cannot tell (the adapter then applies the newest rules).
 	Version string
@@ -48,12 +52,15 @@ type Watch struct {
 
 // Env is what an adapter may read of the child's environment.
 type Env struct {
-	Getenv   func(string) string
-	Cwd      string // canonical
-	Home     string
-	NoPin    bool
-	StdinTTY bool
-	Now      time.Time
+	Getenv func(string) string
+	Cwd    string // canonical
+	Home   string
+	NoPin  bool
+	// NoCompanion: the harness runs without its companion, so nothing of
+	// argv may be left for the companion to do.
+	NoCompanion bool
+	StdinTTY    bool
+	Now         time.Time
 	// Version is the harness's release when the caller knows it; else
 	// Resolve reads it from the package of the command found in PATH.
 	Version string

@@ -106,6 +106,8 @@ type piArgs struct {
 	print, cont, resume, noSession, info       bool
 	mode, session, fork, sessionDir, sessionID string
 	sessionAt, contAt                          int // argv indexes of --session's value and of -c
+	name                                       string
+	nameAt                                     []int // argv indexes of every -n/--name that took a value
 	// What pi's parseArgs collects besides: its messages, @file arguments,
 	// unknown --flags (extension flags) and unknown short options.
 	messages, fileArgs, unknown, badShort []string
@@ -199,6 +201,8 @@ func (a *piArgs) known(arg, value string, took bool, at int) {
 		a.sessionDir = value
 	case "--session-id":
 		a.sessionID = value
+	case "--name", "-n":
+		a.name, a.nameAt = value, append(a.nameAt, at-1)
 	}
 }
 
@@ -317,6 +321,16 @@ func (r piRules) plan(argv []string, env Env) Plan {
 		pin(a.sessionAt, f)
 	case a.resume:
 		p.Unknown = "--resume opens a picker"
+		if name := strings.TrimSpace(a.name); r.newer && !env.NoCompanion && name != "" {
+			// pi 1.x appends --name's session_info line to the picked file
+			// before it loads extensions (pi 1.6.0 dist/main.js,
+			// appendSessionInfo), so before the companion can claim it: the
+			// companion names the session once padrun holds it.
+			for _, at := range slices.Backward(a.nameAt) {
+				p.Argv = slices.Delete(p.Argv, at, at+2)
+			}
+			p.CompanionEnv = []string{"PADRUN_PI_NAME=" + name}
+		}
 		return p
 	case a.cont:
 		if f := r.continueFile(dir, filter, env); f != "" {

@@ -225,3 +225,42 @@ func TestPi1_TiesInReverseNameOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPi1_PickerName_LeftToTheCompanion: pi 1.x writes -r --name's name into
+// the picked file before extensions load, so padrun takes the name out of
+// argv and hands it to the companion; never without a companion, never for
+// 0.74 (no --name) or a name pi itself would reject.
+func TestPi1_PickerName_LeftToTheCompanion(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name, version string
+		noCompanion   bool
+		argv, argvOut []string // argvOut nil: unchanged
+		env           []string
+	}{
+		{name: "-r --name", version: v16, argv: []string{"pi", "-r", "--name", "x"}, argvOut: []string{"pi", "-r"}, env: []string{"PADRUN_PI_NAME=x"}},
+		{name: "every -n, the last wins", version: v16, argv: []string{"pi", "-n", "a", "--resume", "-n", " b ", "hi"},
+			argvOut: []string{"pi", "--resume", "hi"}, env: []string{"PADRUN_PI_NAME=b"}},
+		{name: "no companion", version: v16, noCompanion: true, argv: []string{"pi", "-r", "--name", "x"}},
+		{name: "an empty name is pi's error", version: v16, argv: []string{"pi", "-r", "--name", " "}},
+		{name: "no picker", version: v16, argv: []string{"pi", "--name", "x", "-p", "hi"}},
+		{name: "0.74", version: v074, argv: []string{"pi", "-r", "--name", "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := f.env
+			env.Version, env.NoCompanion = tt.version, tt.noCompanion
+			p, err := Resolve("pi", tt.argv, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.argvOut
+			if want == nil {
+				want = tt.argv
+			}
+			if !slices.Equal(p.Argv, want) || !slices.Equal(p.CompanionEnv, tt.env) {
+				t.Errorf("argv %q, companion env %q; want %q, %q", p.Argv, p.CompanionEnv, want, tt.env)
+			}
+		})
+	}
+}
