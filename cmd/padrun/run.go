@@ -82,7 +82,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	durationVar(fs, &f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse (a bare number is seconds)")
 	durationVar(fs, &f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124; a bare number is seconds)")
 	durationVar(fs, &f.Grace, "grace", 10*time.Second, "wait `DURATION` between TERM and KILL when ending the child, or what it left running")
-	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
+	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off; else at least 1s)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
@@ -121,6 +121,10 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	}
 	if f.Wait < 0 || f.Timeout < 0 || f.Grace < 0 || f.Heartbeat < 0 {
 		return f.Options, logs, nil, usagef("durations must not be negative")
+	}
+	if f.Heartbeat > 0 && f.Heartbeat < time.Second {
+		// Each beat rewrites the marker's mtime: a nanosecond one spins a core.
+		return f.Options, logs, nil, usagef("--heartbeat %s is below 1s: give at least 1s, or 0 to turn it off", f.Heartbeat)
 	}
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
 	f.OnWait = func(held *marker.HeldError) {
