@@ -12,6 +12,7 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // Exit statuses of padrun itself; otherwise it exits as its child did.
@@ -180,7 +181,8 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		return exitNotFound
 	case errors.As(err, &unsafe):
 		fmt.Fprintf(stderr, "padrun: %s %s\n", unsafe.Path, unsafe.Why)
-		fmt.Fprintf(stderr, "padrun: hint: padrun never follows or replaces it; inspect it with: ls -l %s\n", unsafe.Path)
+		q := harness.ShellQuote(unsafe.Path)
+		fmt.Fprintf(stderr, "padrun: hint: padrun's lock is a regular file: check who made this one (ls -l %s), then remove it (rm %s)\n", q, q)
 		return exitFailed
 	}
 	printError(stderr, err)
