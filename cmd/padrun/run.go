@@ -40,7 +40,7 @@ func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)
 // run runs padrun with args and returns its exit status. It returns only
 // when padrun did not die by a signal.
 func run(args []string) int {
-	stderr := os.Stderr
+	stderr := newShownWriter(os.Stderr) // every message one line, no raw control character
 	if len(args) > 0 {
 		if v := findVerb(args[0]); v != nil {
 			return exit(v.runVerb(args[1:], os.Stdout, stderr), logs{}, stderr, nil)
