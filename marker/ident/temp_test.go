@@ -33,13 +33,13 @@ func TestTempDead_OnlyProvenDeadWriters(t *testing.T) {
 	pid := strconv.Itoa(os.Getpid())
 	for name, want := range map[string]bool{
 		TempName(): false, // alive: this process
-		".padrun-" + pid + "-1-" + here + "-00.tmp":             true,  // pid reused
-		".padrun-" + pid + "-" + token + "-0123456789ab-00.tmp": false, // another boot, machine or namespace
-		".padrun-" + pid + "--" + here + "-00.tmp":              false, // alive, unverified
-		".padrun-0-1-" + here + "-00.tmp":                       false,
-		".padrun-74faed1d0265.tmp":                              false, // an older padrun's: no writer in it
-		"." + pid + ".json.2050c9af.tmp":                        false,
-		".padrun-" + pid + "-1-" + here + "-00.tmp.x":           false,
+		".padrun-" + pid + "-1-" + here + "-00.tmp":   true,  // pid reused
+		".padrun-" + pid + "-1-0123456789ab-00.tmp":   false, // another boot, machine or namespace: its pid means another process
+		".padrun-" + pid + "--" + here + "-00.tmp":    false, // alive, unverified
+		".padrun-0-1-" + here + "-00.tmp":             false,
+		".padrun-74faed1d0265.tmp":                    false, // an older padrun's: no writer in it
+		"." + pid + ".json.2050c9af.tmp":              false,
+		".padrun-" + pid + "-1-" + here + "-00.tmp.x": false,
 	} {
 		if got := TempDead(name); got != want {
 			t.Errorf("TempDead(%q) = %v, want %v", name, got, want)
