@@ -62,6 +62,7 @@ command -v script >/dev/null || missing+=(bsdutils)
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || missing+=(python3-yaml)
 command -v bindfs >/dev/null || missing+=(bindfs) # two FUSE mounts of one folder: TestSharedFolders
 command -v groff >/dev/null || missing+=(groff-base) # TestManPage renders padrun.1
+command -v strace >/dev/null || missing+=(strace) # kills padrun mid-publish: TestScripts/temps
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo

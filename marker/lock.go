@@ -3,8 +3,6 @@ package marker
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -334,8 +332,10 @@ func Read(file string) (*Marker, error) {
 	return m, nil
 }
 
-// publish writes m as file's marker and returns the bytes it wrote.
+// publish writes m as file's marker and returns the bytes it wrote. It
+// first removes the temp files that dead writers left in the folder.
 func publish(file string, m *Marker, replace bool, now time.Time) ([]byte, error) {
+	ident.ReclaimTemps(filepath.Dir(file))
 	m.SessionFile = file
 	b := m.encode()
 	return b, write(MarkerPath(file), b, replace, now)
@@ -370,15 +370,11 @@ func write(path string, b []byte, replace bool, now time.Time) error {
 	return nil
 }
 
-// tempName is a fresh name for a marker on its way: short and fixed in
-// length, so it fits NAME_MAX whenever the marker's own name does, and
-// never matching *.live.json.
+// tempName is a fresh name for a marker on its way (ident.TempName): short
+// whatever the marker's name, never matching *.live.json, and carrying its
+// writer, so that a leftover of a padrun killed mid-publish is reclaimed.
 // A variable: tests fix it to plant something at the temp path.
-var tempName = func() string {
-	var b [6]byte
-	rand.Read(b[:]) // Best effort: never fails on the systems padrun runs on; a clash fails the exclusive create.
-	return ".padrun-" + hex.EncodeToString(b[:]) + ".tmp"
-}
+var tempName = ident.TempName
 
 // SetChild records the child, and the process group and session it leads
 // (0: none of its own), in the marker with an atomic rewrite.

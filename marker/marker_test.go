@@ -459,7 +459,7 @@ func TestTempName_FitsWhereTheMarkerFits(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
 		n := tempName()
-		if len(n) > 32 || strings.HasSuffix(n, ".live.json") || seen[n] {
+		if len(n) > 64 || strings.HasSuffix(n, ".live.json") || seen[n] { // its writer's pid and start token included
 			t.Fatalf("temp name %q: %d bytes, or a marker's name, or not fresh", n, len(n))
 		}
 		seen[n] = true

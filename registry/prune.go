@@ -19,10 +19,11 @@ type PruneResult struct {
 // Prune deletes, under the folder lock, the records whose owner is dead, and
 // unknown ones (malformed files included, by their mtime) older than
 // olderThan when it is positive; never an alive one, and never a file that
-// is not a record. Each is read and judged again just before it goes.
+// is not a record, but the temp files of dead writers (ident.ReclaimTemps). Each is read and judged again just before it goes.
 func (r *Registry) Prune(ctx context.Context, olderThan time.Duration, now time.Time) (PruneResult, error) {
 	res := PruneResult{Removed: []Entry{}}
 	err := r.locked(ctx, LockWait, func() error {
+		ident.ReclaimTemps(r.Dir) // left by writers killed before their rename
 		entries, err := r.List()
 		if err != nil {
 			return err

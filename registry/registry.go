@@ -16,8 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/marker/safefile"
 )
@@ -116,8 +114,9 @@ func (r *Registry) TryWrite(rec *Record) error {
 func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) error {
 	b := append(rec.encode(), '\n')
 	path := r.Path(rec.SessionPID)
-	tmp := filepath.Join(r.Dir, "."+strconv.Itoa(rec.SessionPID)+".json."+uuid.NewString()[:8]+".tmp")
+	tmp := filepath.Join(r.Dir, ident.TempName())
 	return r.locked(ctx, wait, func() error {
+		ident.ReclaimTemps(r.Dir) // left by writers killed before their rename
 		if err := taken(path); err != nil {
 			return err
 		}

@@ -420,8 +420,10 @@ func remindUnknown(o Options, plan harness.Plan) func() {
 	}
 }
 
+// isTerminal tells whether w, an *os.File or a writer in front of one,
+// writes to a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && supervise.IsTerminal(f.Fd())
 }
 

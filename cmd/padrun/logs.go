@@ -60,7 +60,7 @@ func newLogger(f logFlags, out io.Writer) logs {
 		return logs{Logger: zerolog.New(out).With().Timestamp().Str("app", "padrun").Logger().Level(zerolog.WarnLevel), json: true}
 	}
 	cw := zerolog.ConsoleWriter{
-		Out: out, NoColor: true,
+		Out: newShownWriter(out), NoColor: true,
 		PartsOrder:   []string{zerolog.LevelFieldName, zerolog.MessageFieldName},
 		FormatLevel:  func(i any) string { return fmt.Sprintf("padrun: %s:", i) },
 		PartsExclude: []string{zerolog.TimestampFieldName},

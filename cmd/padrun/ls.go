@@ -45,6 +45,11 @@ func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 			table = append(table, []string{"", "", "", "", "", "", tilde(f, home), "", ""})
 		}
 	}
+	for _, row := range table {
+		for c := range row {
+			row[c] = shown(row[c]) // measured as shown
+		}
+	}
 	widths := fit(table, width)
 	var b strings.Builder
 	for _, row := range table {

@@ -18,7 +18,7 @@ import (
 func refusal(err error, now time.Time, queue []string) []string {
 	var e *marker.HeldError
 	if !errors.As(err, &e) {
-		return []string{err.Error()}
+		return []string{shown(err.Error())}
 	}
 	first := "refused: " + e.File + " is in use by another session"
 	if e.Kind == marker.HeldOuter {
@@ -31,10 +31,15 @@ func refusal(err error, now time.Time, queue []string) []string {
 	}
 	var waited *wrapper.WaitedError
 	if errors.As(err, &waited) {
-		return append(lines, "hint: waited "+waited.Waited.String()+" for "+holderName(e)+
+		lines = append(lines, "hint: waited "+waited.Waited.String()+" for "+holderName(e)+
 			", which still holds it; look at it with: padrun status "+harness.ShellQuote(e.File))
+	} else {
+		lines = append(lines, "hint: "+hint(e, queue))
 	}
-	return append(lines, "hint: "+hint(e, queue))
+	for i := range lines {
+		lines[i] = shown(lines[i]) // they are also shown inside the harness
+	}
+	return lines
 }
 
 // holderName names a refusal's holder briefly: who to wait for.

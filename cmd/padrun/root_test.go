@@ -41,7 +41,7 @@ func cmdInstallbin(ts *testscript.TestScript, neg bool, args []string) {
 	dir := args[0]
 	ts.Check(os.MkdirAll(filepath.Join(dir, "shared"), 0o755))
 	ts.Check(os.Chmod(dir, 0o755))
-	ts.Check(os.Chmod(filepath.Join(dir, "shared"), 0o1777))
+	ts.Check(os.Chmod(filepath.Join(dir, "shared"), 0o777|os.ModeSticky)) // os.FileMode has its own sticky bit: 0o1000 is not it
 	self, err := os.Executable()
 	ts.Check(err)
 	for _, name := range []string{"padrun", "fakeharness"} {

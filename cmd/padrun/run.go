@@ -12,6 +12,7 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // Exit statuses of padrun itself; otherwise it exits as its child did.
@@ -43,7 +44,7 @@ func (e exitStatus) Error() string { return "exit status " + strconv.Itoa(int(e)
 // run runs padrun with args and returns its exit status. It returns only
 // when padrun did not die by a signal.
 func run(args []string) int {
-	stderr := os.Stderr
+	stderr := newShownWriter(os.Stderr) // every message one line, no raw control character
 	if len(args) > 0 {
 		if v := findVerb(args[0]); v != nil {
 			return exit(v.runVerb(args[1:], os.Stdout, stderr), logs{}, stderr, nil)
@@ -86,7 +87,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	durationVar(fs, &f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse (a bare number is seconds)")
 	durationVar(fs, &f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124; a bare number is seconds)")
 	durationVar(fs, &f.Grace, "grace", 10*time.Second, "wait `DURATION` between TERM and KILL when ending the child, or what it left running")
-	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off)")
+	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off; else at least 1s)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
@@ -125,6 +126,10 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	}
 	if f.Wait < 0 || f.Timeout < 0 || f.Grace < 0 || f.Heartbeat < 0 {
 		return f.Options, logs, nil, usagef("durations must not be negative")
+	}
+	if f.Heartbeat > 0 && f.Heartbeat < time.Second {
+		// Each beat rewrites the marker's mtime: a nanosecond one spins a core.
+		return f.Options, logs, nil, usagef("--heartbeat %s is below 1s: give at least 1s, or 0 to turn it off", f.Heartbeat)
 	}
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
 	f.LogFile = logs.file
@@ -182,7 +187,8 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		return exitNotFound
 	case errors.As(err, &unsafe):
 		fmt.Fprintf(stderr, "padrun: %s %s\n", unsafe.Path, unsafe.Why)
-		fmt.Fprintf(stderr, "padrun: hint: padrun never follows or replaces it; inspect it with: ls -l %s\n", unsafe.Path)
+		q := harness.ShellQuote(unsafe.Path)
+		fmt.Fprintf(stderr, "padrun: hint: padrun's lock is a regular file: check who made this one (ls -l %s), then remove it (rm %s)\n", q, q)
 		return exitFailed
 	}
 	printError(stderr, err)

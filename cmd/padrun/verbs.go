@@ -91,6 +91,7 @@ func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 }
 
 func printStatus(w io.Writer, st marker.Status, now time.Time) {
+	w = newShownWriter(w)
 	fmt.Fprintf(w, "%s: %s\n", st.File, st.State)
 	if st.Holder != nil {
 		fmt.Fprintf(w, "  holder: %s\n", holderLine(st.Holder, now))
@@ -115,6 +116,7 @@ func unlock(args []string, force bool, stdout, stderr io.Writer) error {
 	}
 	self := ident.ReadSelf()
 	code := 0
+	stdout = newShownWriter(stdout)
 	for _, f := range files {
 		before := marker.Inspect(f, self, time.Now())
 		st, err := marker.Unlock(f, self, force)

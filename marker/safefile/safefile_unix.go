@@ -23,6 +23,21 @@ func OpenLock(path string) (Handle, error) {
 		return -1, ErrSymlink
 	case unix.ENXIO, unix.EISDIR:
 		return -1, ErrNotRegular
+	case unix.EACCES, unix.EPERM:
+		// In a sticky folder, O_CREAT of another user's symlink or FIFO
+		// is EACCES even with O_NOFOLLOW: say what is there, not that it
+		// may not be opened.
+		var st unix.Stat_t
+		if unix.Lstat(path, &st) == nil {
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFLNK:
+				return -1, ErrSymlink
+			case unix.S_IFREG:
+			default:
+				return -1, ErrNotRegular
+			}
+		}
+		return -1, err
 	default:
 		return -1, err
 	}
