@@ -96,8 +96,9 @@ func (s *session) followLock(l *marker.Lock) {
 		if n == "" || n == l.File || s.heldLocked(n) {
 			continue
 		}
-		s.o.Log.Warn().Str("file", l.File).Str("now", n).Msg("a held session file was renamed: this run holds it under its new name too")
-		s.hold(n, "its renamed session file")
+		if s.hold(n, "its renamed session file") {
+			s.o.Log.Warn().Str("file", l.File).Str("now", n).Msg("a held session file was renamed: this run holds it under its new name too")
+		}
 	}
 	switch took, err := l.LockInode(s.self); {
 	case err != nil:
@@ -117,15 +118,19 @@ func (s *session) followName(n string) {
 	if fi, err := os.Stat(filepath.Dir(file)); err != nil || !fi.IsDir() {
 		return // held once its folder is back: it is watched
 	}
-	s.o.Log.Warn().Str("name", n).Str("now", file).Msg("a guarded name now names another file (a folder of it was moved, or a symlink re-pointed): this run holds that file too")
-	s.hold(file, "the file a guarded name now names")
+	if s.hold(file, "the file a guarded name now names") {
+		s.o.Log.Warn().Str("name", n).Str("now", file).Msg("a guarded name now names another file (a folder of it was moved, or a symlink re-pointed): this run holds that file too")
+	}
 }
 
-// hold takes file for the run while it runs; a refusal stops the child.
-func (s *session) hold(file, what string) {
+// hold takes file for the run while it runs and reports whether it did; a
+// refusal stops the child.
+func (s *session) hold(file, what string) bool {
 	if err := s.take(file, ""); err != nil {
 		s.refuseMove(file, err, what)
+		return false
 	}
+	return true
 }
 
 // refuseMove stops the child when err says another session holds file:
