@@ -138,7 +138,11 @@ func inodeHeld(file string, key inodeKey, self ident.Self) *HeldError {
 	if m, at, pid := inodeHolder(file, key); m != nil {
 		e.Holder = m
 		reason = "the session file itself is locked by padrun pid " + strconv.Itoa(m.Pid) + ", which holds it as " + at
-		if at != file {
+		switch {
+		case at == file:
+		case sameInode(at, key):
+			reason += " (another name of it: a hard link)"
+		default:
 			reason += " (renamed or moved while held)"
 		}
 		if pid != m.Pid {

@@ -50,8 +50,7 @@ func inodeHolder(file string, key inodeKey) (m *Marker, at string, pid int) {
 			if err != nil {
 				continue
 			}
-			var st unix.Stat_t
-			if unix.Stat(f, &st) == nil && (inodeKey{uint64(st.Dev), st.Ino}) == key {
+			if sameInode(f, key) {
 				return mk, f, c
 			}
 			if m == nil {

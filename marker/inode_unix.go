@@ -48,3 +48,9 @@ func lockInode(fd int) error {
 }
 
 func closeInode(fd int) { unix.Close(fd) }
+
+// sameInode reports whether path names the inode key.
+func sameInode(path string, key inodeKey) bool {
+	var st unix.Stat_t
+	return unix.Stat(path, &st) == nil && (inodeKey{uint64(st.Dev), st.Ino}) == key
+}
