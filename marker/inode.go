@@ -201,18 +201,23 @@ func (l *Lock) InodeFds() []uintptr {
 // Names says where l's files are now, from its open descriptors: the
 // session file that its lock file names (moved with its folder, it names
 // the folder's new place), and the current names of the inodes it holds.
-// A name is "" where the system cannot say, or where the file was deleted.
+// A name is "" where the system cannot say, where the file was deleted, or
+// where the name does not name that file (any more); file is l.File while
+// that still names its lock.
 func (l *Lock) Names() (file string, inodeNames []string) {
-	if p, ok := fdPath(int(safefile.Fd(l.h))); ok {
+	file = l.File
+	if p, ok := fdPath(int(safefile.Fd(l.h))); ok && !safefile.SameFile(l.h, lockPath(l.File)) {
 		file = strings.TrimSuffix(p, lockSuffix)
-		if file == p {
-			file = "" // no longer named as a lock file
+		if file == p || !safefile.SameFile(l.h, p) {
+			file = ""
 		}
 	}
 	for _, k := range l.inodes {
 		name := ""
 		if fd := inodeFd(k); fd >= 0 {
-			name, _ = fdPath(fd)
+			if p, ok := fdPath(fd); ok && sameInode(p, k) {
+				name = p
+			}
 		}
 		inodeNames = append(inodeNames, name)
 	}
