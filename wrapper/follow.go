@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/padrun/padrun/marker"
 )
@@ -31,26 +33,49 @@ import (
 // child is stopped at once (SIGKILL, as for a refused switch inside the
 // harness) and padrun exits 75 with the refusal. Fail closed.
 
-// follow starts following the run's files; stop ends it and may be called
-// again. Call it holding nothing.
+// followDelay is how long the child runs before its files are watched.
+// Closing an inotify instance waits for the kernel's grace period (0.1 ms
+// idle, tens of ms under load): a child gone by then costs none, and a
+// change made meanwhile is found by the follower's first check.
+const followDelay = 5 * time.Millisecond
+
+// follow starts following the run's files after followDelay; stop ends it
+// and may be called again. Call them holding nothing.
 func (s *session) follow() (stop func()) {
-	f, err := startFollower(s.recheck)
-	if err != nil {
-		s.o.Log.Warn().Err(err).Msg("cannot watch the session files for renames")
-	}
-	if f == nil {
-		return func() {}
-	}
-	s.mu.Lock()
-	s.follower = f
-	s.mu.Unlock()
-	f.wake() // a change since the acquire is seen too
-	return func() {
+	var mu sync.Mutex
+	var f *follower
+	stopped := false
+	t := time.AfterFunc(followDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		nf, err := startFollower(s.recheck)
+		if err != nil {
+			s.o.Log.Warn().Err(err).Msg("cannot watch the session files for renames")
+		}
+		if nf == nil {
+			return
+		}
 		s.mu.Lock()
-		s.follower = nil
+		s.follower = nf
 		s.mu.Unlock()
-		f.stop()
-	}
+		f = nf
+	})
+	return sync.OnceFunc(func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true
+		nf := f
+		mu.Unlock()
+		if nf != nil {
+			s.mu.Lock()
+			s.follower = nil
+			s.mu.Unlock()
+			nf.stop()
+		}
+	})
 }
 
 // recheck applies the policy above to what changed, then says which

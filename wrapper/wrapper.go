@@ -187,7 +187,7 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	notify(sigs, supervise.Late)
-	defer s.follow()() // before the child: a rename from the acquire on is seen
+	defer s.follow()() // a rename from the acquire on is seen
 	// The watch starts before the child: a file it creates at once is seen.
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
