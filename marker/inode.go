@@ -232,6 +232,10 @@ func (l *Lock) MoveTo(file string) error {
 	return l.republish()
 }
 
+// Gone reports whether l's lock file was removed while held (its folder
+// deleted, say): its name is no longer held.
+func (l *Lock) Gone() bool { return unlinked(l.h) }
+
 // Inode reports whether l holds its session file's own inode.
 func (l *Lock) Inode() bool { return len(l.inodes) > 0 }
 

@@ -35,19 +35,27 @@ func openInode(path string) (int, inodeKey, error) {
 	return fd, inodeKey{uint64(st.Dev), st.Ino}, nil
 }
 
-// lockInode flocks fd without waiting.
+// lockInode flocks fd without waiting. A flock the filesystem refuses
+// (none at all, or NFS, which emulates it with a write lock that a
+// read-only descriptor cannot take) leaves the file to its name's lock.
 func lockInode(fd int) error {
 	switch err := safefile.TryLock(fd); err {
+	case nil:
+		return nil
 	case safefile.ErrBusy:
 		return errInodeBusy
-	case safefile.ErrNoLocking:
-		return errNoInode
 	default:
-		return err
+		return errNoInode
 	}
 }
 
 func closeInode(fd int) { unix.Close(fd) }
+
+// unlinked reports whether the open file h has no name left.
+func unlinked(h safefile.Handle) bool {
+	var st unix.Stat_t
+	return unix.Fstat(h, &st) == nil && st.Nlink == 0
+}
 
 // sameInode reports whether path names the inode key.
 func sameInode(path string, key inodeKey) bool {

@@ -1,6 +1,10 @@
 package marker
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/padrun/padrun/marker/safefile"
+)
 
 var errSymlinkInode = errors.New("marker: session file is a symlink")
 
@@ -13,3 +17,5 @@ func lockInode(int) error { return errNoInode }
 func closeInode(int) {}
 
 func sameInode(string, inodeKey) bool { return false }
+
+func unlinked(safefile.Handle) bool { return false }

@@ -33,19 +33,28 @@ import (
 // child is stopped at once (SIGKILL, as for a refused switch inside the
 // harness) and padrun exits 75 with the refusal. Fail closed.
 
-// followDelay is how long the child runs before its files are watched.
-// Closing an inotify instance waits for the kernel's grace period (0.1 ms
-// idle, tens of ms under load): a child gone by then costs none, and a
-// change made meanwhile is found by the follower's first check.
+// followDelay is how long the child runs before its files are watched,
+// when each one exists and its inode is held. Closing an inotify instance
+// waits for the kernel's grace period (0.1 ms idle, tens of ms under load):
+// a child gone by then costs none, and what moved meanwhile is found by the
+// follower's first check, from the held descriptors. A file not there yet
+// is watched at once: its creation must be seen, to hold its inode before
+// it can be renamed.
 const followDelay = 5 * time.Millisecond
 
-// follow starts following the run's files after followDelay; stop ends it
-// and may be called again. Call them holding nothing.
+// follow starts following the run's files (after followDelay, see there);
+// stop ends it and may be called again. Call them holding nothing.
 func (s *session) follow() (stop func()) {
 	var mu sync.Mutex
 	var f *follower
 	stopped := false
-	t := time.AfterFunc(followDelay, func() {
+	delay := followDelay
+	s.mu.Lock()
+	if slices.ContainsFunc(s.locks, func(l *marker.Lock) bool { return !l.Inode() }) {
+		delay = 0
+	}
+	s.mu.Unlock()
+	start := func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped {
@@ -62,7 +71,14 @@ func (s *session) follow() (stop func()) {
 		s.follower = nf
 		s.mu.Unlock()
 		f = nf
-	})
+	}
+	t := time.NewTimer(0)
+	t.Stop()
+	if delay == 0 {
+		start() // before the child: its first file is seen created
+	} else {
+		t = time.AfterFunc(delay, start)
+	}
 	return sync.OnceFunc(func() {
 		t.Stop()
 		mu.Lock()
@@ -108,6 +124,11 @@ func (s *session) recheck() []string {
 
 // followLock follows l's lock file and inodes to where they are now.
 func (s *session) followLock(l *marker.Lock) {
+	if l.Gone() {
+		s.o.Log.Warn().Str("file", l.File).Msg("the lock file of a held session file was removed (its folder deleted?): this run holds the file again as soon as its folder is there")
+		s.forget(l)
+		return
+	}
 	now, inodeNames := l.Names()
 	if now != "" && now != l.File {
 		old := l.File
@@ -144,7 +165,7 @@ func (s *session) followName(n string) {
 		return // held once its folder is back: it is watched
 	}
 	if s.hold(file, "the file a guarded name now names") {
-		s.o.Log.Warn().Str("name", n).Str("now", file).Msg("a guarded name now names another file (a folder of it was moved, or a symlink re-pointed): this run holds that file too")
+		s.o.Log.Warn().Str("name", n).Str("now", file).Msg("a guarded name names a file this run did not hold (a folder of it was moved, made again or re-pointed): this run holds that file too")
 	}
 }
 
@@ -167,6 +188,17 @@ func (s *session) refuseMove(file string, err error, what string) {
 	}
 	s.o.Log.Error().Str("file", file).Msg(what + " is held by another session: stopping the child, so that two writers never share it")
 	s.stopHarness(err)
+}
+
+// forget drops l, whose lock file is gone, but keeps following its name.
+func (s *session) forget(l *marker.Lock) {
+	s.locks = slices.DeleteFunc(s.locks, func(k *marker.Lock) bool { return k == l })
+	if err := l.Release(); err != nil {
+		s.o.Log.Warn().Err(err).Msg("release")
+	}
+	p := s.rec.Padrun
+	p.SessionFiles = slices.DeleteFunc(p.SessionFiles, func(f string) bool { return f == l.File })
+	p.Markers = slices.DeleteFunc(p.Markers, func(f string) bool { return f == marker.MarkerPath(l.File) })
 }
 
 // heldLocked is holds for a caller that holds s.mu.

@@ -38,6 +38,10 @@ func startFollower(check func() []string) (*follower, error) {
 		unix.Close(in)
 		return nil, err
 	}
+	// A change before the first watch is found by the first check; one
+	// between it and the watch, by the second.
+	f.arm(f.check())
+	f.arm(f.check())
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -59,10 +63,6 @@ func (f *follower) stop() {
 }
 
 func (f *follower) loop() {
-	// A change before the first watch is found by the first check; one
-	// between it and the watch, by the second.
-	f.arm(f.check())
-	f.arm(f.check())
 	buf := make([]byte, 64<<10)
 	fds := []unix.PollFd{{Fd: int32(f.in), Events: unix.POLLIN}, {Fd: int32(f.quit[0]), Events: unix.POLLIN}}
 	for {
