@@ -94,6 +94,8 @@ type Lock struct {
 	// written is the marker's bytes as this lock last published them: the
 	// marker is still ours while the file holds exactly them.
 	written []byte
+	// inodes are the session file's own inodes that l holds (inode.go).
+	inodes []inodeKey
 }
 
 // tryLock is the non-blocking flock; tests stand in a filesystem without it.
@@ -146,8 +148,19 @@ func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait b
 			safefile.Close(h) // released and unlinked by its last holder: take the new one
 			continue
 		}
-		if local, fs := lockScope(h); local {
-			return acquireByMarker(file, m, self, h, fs)
+		local, fs := lockScope(h)
+		inos, err := holdInodes(file, self)
+		if err != nil {
+			if local {
+				safefile.Close(h)
+			} else {
+				releaseLock(h, lp) // Best effort: leave no lock file behind.
+			}
+			return nil, err
+		}
+		if local {
+			l, err := acquireByMarker(file, m, self, h, fs)
+			return l.withInodes(inos, err)
 		}
 		now := time.Now()
 		replace, err := takeover(file, self, now, false)
@@ -156,14 +169,16 @@ func acquire(ctx context.Context, file string, m Marker, self ident.Self, wait b
 			b, err = publish(file, &m, replace, now)
 		}
 		if err == errChanged {
+			dropInodes(inos)
 			safefile.Close(h)
 			continue
 		}
 		if err != nil {
+			dropInodes(inos)
 			releaseLock(h, lp) // Best effort: leave no lock file behind.
 			return nil, err
 		}
-		return &Lock{File: file, marker: m, h: h, written: b}, nil
+		return &Lock{File: file, marker: m, h: h, written: b, inodes: inos}, nil
 	}
 }
 
@@ -429,6 +444,7 @@ func (l *Lock) Fd() (fd uintptr, ok bool) {
 // find them through it (its orphan check) rather than a free file.
 // The lock file stays too: a survivor that inherited the lock still holds it.
 func (l *Lock) Keep() error {
+	l.releaseInodes()
 	safefile.Close(l.h)
 	return nil
 }
@@ -465,6 +481,7 @@ func (l *Lock) Release() error {
 			first = fmt.Errorf("marker: remove %s: %w", MarkerPath(l.File), err)
 		}
 	}
+	l.releaseInodes()
 	if l.NoFlock || l.LocalFlock != "" {
 		safefile.Close(l.h) // never unlink a lock file others do not see locked
 		return first

@@ -72,6 +72,11 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 		st.State, st.Verdict, st.Reason = Held, e.Judgement.Verdict, e.Judgement.Reason
 		return st
 	}
+	if e := inodeLockHolder(file, self); e != nil {
+		// Held under another name: the file was renamed or moved while held.
+		st.Holder, st.State, st.Verdict, st.Reason = e.Holder, Held, e.Judgement.Verdict, e.Judgement.Reason
+		return st
+	}
 	return judgeMarker(st, self)
 }
 

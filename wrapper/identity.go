@@ -229,7 +229,7 @@ func checkNames(files []string, strict bool, warn func(string)) error {
 		if strict {
 			return usagef("%s has %d names (hard links) and --strict is set: padrun cannot hold the other names", f, n)
 		}
-		warn(fmt.Sprintf("%s has %d names (hard links): padrun holds it by this name only; a run through another name is not refused", f, n))
+		warn(fmt.Sprintf("%s has %d names (hard links): padrun holds it by this name only, and by its inode while it exists; a run through another name is refused only then", f, n))
 	}
 	return nil
 }

@@ -26,6 +26,8 @@ func (s *session) lockFds() []uintptr {
 		if fd, ok := l.Fd(); ok {
 			fds = append(fds, fd)
 		}
+		fds = append(fds, l.InodeFds()...) // the session file's own inode, under any name
+
 	}
 	return fds
 }

@@ -94,6 +94,12 @@ func (s *session) take(file, sessionID string) error {
 	}
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
+	if !slices.Contains(s.names, file) {
+		s.names = append(s.names, file)
+	}
+	if s.follower != nil {
+		s.follower.wake() // watch the way to it too
+	}
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
 	s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
 	s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
@@ -187,6 +193,7 @@ func (s *session) drop(file string) error {
 	}
 	l := s.locks[i]
 	s.locks = slices.Delete(s.locks, i, i+1)
+	s.unfollow(file)
 	err := l.Release()
 	p := s.rec.Padrun
 	if j := slices.Index(p.SessionFiles, file); j >= 0 {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -129,6 +130,10 @@ type session struct {
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
+	// names are the names the run guards, followed while it runs (follow.go).
+	names    []string
+	follower *follower
+
 	// For companions that cannot cancel (claude): the harness's current
 	// session file, the --guard files never released for it, how to end the
 	// child, and why it was ended.
@@ -188,6 +193,7 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	notify(sigs, supervise.Late)
+	defer s.follow()() // a rename from the acquire on is seen
 	// The watch starts before the child: a file it creates at once is seen.
 	// With a companion it is the fallback until the companion greets.
 	s.armGreeting(r)
@@ -345,6 +351,7 @@ func (s *session) resolve(r *run) error {
 		s.current, _ = CanonicalFile(plan.Files[0])
 	}
 	r.plan, r.files = plan, files
+	s.names = followNames(append(slices.Clone(o.Guards), plan.Files...), files)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,6 +40,10 @@ func fakeHarness() {
 		_        = flag.String("session", "", "a pinned session file, as pi takes it (ignored)")
 		_        = flag.Int("round", 0, "a tag for tests to find the process by (ignored)")
 		ignored  = flag.Bool("ignored", false, "print which of HUP, INT and QUIT were ignored at start")
+		write    = flag.String("write", "", "append a line to this session `file` every 10ms until -until exists")
+		until    = flag.String("until", "", "the `file` whose existence ends -write")
+		byFd     = flag.Bool("fd", false, "-write through one descriptor opened at start, not by name each time")
+		mkdir    = flag.Bool("mkdir", false, "-write by name makes the file's folder first, as a harness does")
 	)
 	flag.CommandLine.Init("fakeharness", flag.ExitOnError)
 	flag.Parse()
@@ -80,11 +85,18 @@ func fakeHarness() {
 	if *appendTo != "" {
 		appendLine(*appendTo, fmt.Sprintf("start %d", os.Getpid()))
 	}
+	var lines func()
+	if *write != "" {
+		lines = writeLines(*write, *until, *byFd, *mkdir)
+	}
 	if *ready != "" {
 		tmp := *ready + ".tmp"
 		data := fmt.Sprintf("padrun=%s\nchild=%d\n", os.Getenv("PAD_SESSION_PID"), os.Getpid())
 		check(os.WriteFile(tmp, []byte(data), 0o600))
 		check(os.Rename(tmp, *ready))
+	}
+	if lines != nil {
+		lines()
 	}
 	if *cat {
 		_, err := io.Copy(os.Stdout, os.Stdin)
@@ -123,6 +135,41 @@ func fakeHarness() {
 func dieBy(sig syscall.Signal) {
 	name := strings.TrimPrefix(unix.SignalName(sig), "SIG")
 	check(unix.Exec("/bin/sh", []string{"sh", "-c", "kill -" + name + " $$; sleep 5"}, os.Environ()))
+}
+
+// writeLines writes the first line of -write to path at once, and returns
+// what writes the rest, "w <pid>" every 10ms, until the file until exists:
+// through one descriptor (byFd), or opening path by name each time, as a
+// harness that appends by name does, making its folder first with mkdir.
+func writeLines(path, until string, byFd, mkdir bool) func() {
+	line := fmt.Sprintf("w %d\n", os.Getpid())
+	var f *os.File
+	if byFd {
+		var err error
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		check(err)
+	}
+	one := func() {
+		if f != nil {
+			_, err := f.WriteString(line)
+			check(err)
+			return
+		}
+		if mkdir {
+			check(os.MkdirAll(filepath.Dir(path), 0o700))
+		}
+		appendLine(path, strings.TrimSuffix(line, "\n"))
+	}
+	one()
+	return func() {
+		for {
+			if _, err := os.Stat(until); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // the session's pace, not synchronisation
+			one()
+		}
+	}
 }
 
 func appendLine(path, line string) {
