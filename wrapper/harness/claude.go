@@ -194,7 +194,13 @@ func claude(argv []string, env Env) Plan {
 		}
 	case a.resume:
 		if uuid.Validate(a.resumeID) != nil {
-			p.Unknown = "--resume without a session id opens a picker"
+			// claude 2.1.197 awaited its SessionStart hooks before it wrote
+			// to the session picked; claude 2.1.332 starts them in the
+			// background and appends its metadata (a "mode" line) to the
+			// picked file at once, so the hook's refusal comes after a byte
+			// has reached a file another padrun may hold. No earlier hook
+			// or setting runs between the pick and that write.
+			p.Unknown = "--resume without a session id opens a picker, and claude 2.1.332 writes to the session picked before padrun's hook can refuse it"
 			return p
 		}
 		p.Files, p.SessionID = []string{file(a.resumeID)}, a.resumeID
