@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,7 +201,10 @@ func claude(argv []string, env Env) Plan {
 			// picked file at once, so the hook's refusal comes after a byte
 			// has reached a file another padrun may hold. No earlier hook
 			// or setting runs between the pick and that write.
-			p.Unknown = "--resume without a session id opens a picker, and claude 2.1.332 writes to the session picked before padrun's hook can refuse it"
+			p.Unknown = "--resume without a session id opens a picker"
+			if !claudeAwaitsHooks(env.Version) {
+				p.Unknown += ", and claude " + cmp.Or(env.Version, "newer than 2.1.197") + " writes to the session picked before padrun's hook can refuse it"
+			}
 			return p
 		}
 		p.Files, p.SessionID = []string{file(a.resumeID)}, a.resumeID
@@ -225,4 +229,13 @@ func claude(argv []string, env Env) Plan {
 	}
 	p.Watch = []Watch{watch}
 	return p
+}
+
+// claudeAwaitsHooks reports whether this claude release waits for its
+// SessionStart hooks before it writes to a session picked in its -r picker,
+// so that the hook stops it first: 2.1.197 does, 2.1.332 does not. The
+// releases between are untested and taken as the newer, as is an unknown one.
+func claudeAwaitsHooks(release string) bool {
+	v, ok := parseVersion(release)
+	return ok && compare(v, version{2, 1, 197}) <= 0
 }

@@ -364,3 +364,14 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeAwaitsHooks: claude 2.1.197 waits for its SessionStart hooks
+// before it writes to a picked session; 2.1.332, anything between, and an
+// unknown release do not.
+func TestClaudeAwaitsHooks(t *testing.T) {
+	for release, want := range map[string]bool{"2.1.197": true, "2.1.100": true, "2.1.198": false, "2.1.332": false, "": false, "x": false} {
+		if got := claudeAwaitsHooks(release); got != want {
+			t.Errorf("claudeAwaitsHooks(%q) = %v, want %v", release, got, want)
+		}
+	}
+}
