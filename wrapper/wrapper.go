@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/etcdhold"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/registry"
@@ -62,6 +63,11 @@ type Options struct {
 	// NoCompanion leaves the harness without its companion: switches
 	// inside it are unguarded.
 	NoCompanion bool
+
+	// Etcd, when set, takes the hold in etcd too, under SessionKey when
+	// the harness names no session id.
+	Etcd       *etcdhold.Config
+	SessionKey string
 }
 
 // UsageError is a run that cannot start as asked (exit 125): Err says why,
@@ -125,6 +131,8 @@ type session struct {
 	left  []int           // processes of the session that outlived padrun's end of it
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
+
+	etcd *etcdHold // the hold in etcd, with --etcd
 
 	// For companions that cannot cancel (claude): the harness's current
 	// session file, the --guard files never released for it, how to end the
@@ -251,6 +259,9 @@ func prepare(o Options) (*session, *run, error) {
 		p.Cgroup = s.tree.Path
 	}
 	r.env = childEnv(os.Environ(), s.self.Pid, r.agent, r.files)
+	if err := s.prepareEtcd(r); err != nil {
+		return nil, nil, err
+	}
 	return s, r, nil
 }
 
@@ -341,7 +352,13 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	if s.o.Heartbeat > 0 {
 		jobs = append(jobs, s.heartbeat(s.o.Heartbeat))
 	}
+	if s.etcd != nil {
+		jobs = append(jobs, s.fence(child))
+	}
 	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
+	if s.etcd != nil {
+		s.etcd.reaped = true // the fencing job runs on in endRest, on this goroutine
+	}
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()

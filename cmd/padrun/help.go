@@ -39,6 +39,7 @@ var envVars = []envVar{
 	{"PADRUN_LOG_LEVEL", "log level, as --log-level"},
 	{"PADRUN_LOG_FORMAT", "log format, as --log-format"},
 	{"PADRUN_LOG_FILE", "log file, as --log-file"},
+	{"PADRUN_ETCD", "etcd's endpoints, as --etcd"},
 	{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
 	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
 	{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
@@ -56,6 +57,7 @@ var envVars = []envVar{
 var exitStatuses = []envVar{
 	{"the child's", "the child exited; a child killed by a signal makes padrun die by it too"},
 	{"75", "refused: a session file is held, or its holder cannot be judged, or --wait ran out"},
+	{"76", "the hold in etcd was lost (its lease could not be kept alive): padrun stopped the session before another machine could take it"},
 	{"124", "--timeout ran out"},
 	{"125", "padrun itself failed: usage, an unwritable marker or registry, a bad PAD_SESSION_PID"},
 	{"126", "COMMAND was found but cannot be executed"},

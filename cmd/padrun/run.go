@@ -73,6 +73,7 @@ func run(args []string) int {
 type runFlags struct {
 	wrapper.Options
 	logs logFlags
+	etcd etcdFlags
 }
 
 func (f *runFlags) addFlags(fs *pflag.FlagSet) {
@@ -88,6 +89,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
+	f.etcd.addFlags(fs)
 	f.logs.addFlags(fs)
 }
 
@@ -122,6 +124,10 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	if f.Wait < 0 || f.Timeout < 0 || f.Grace < 0 || f.Heartbeat < 0 {
 		return f.Options, logs, nil, usagef("durations must not be negative")
 	}
+	if f.Etcd, err = f.etcd.config(); err != nil {
+		return f.Options, logs, nil, err
+	}
+	f.SessionKey = f.etcd.sessions
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
 	f.OnWait = func(held *marker.HeldError) {
 		fmt.Fprintf(stderr, "padrun: waiting up to %s for %s: %s\n", f.Wait, held.File, describe(held, time.Now()))
@@ -152,6 +158,7 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		unsafe *marker.UnsafeError
 		exe    *wrapper.ExecError
 		abort  *wrapper.AbortError
+		fenced *wrapper.FencedError
 	)
 	switch {
 	case err == nil, errors.Is(err, errHelp):
@@ -164,6 +171,9 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		}
 		refusalEvent(logs, held)
 		return exitRefused
+	case errors.As(err, &fenced):
+		printError(stderr, err)
+		return exitFenced
 	case errors.As(err, &abort):
 		raise(abort.Signal)
 		return 128 + int(abort.Signal)
