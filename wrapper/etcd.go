@@ -135,7 +135,10 @@ func (s *session) keepAlive(ctx context.Context) {
 			return
 		}
 		sent := time.Now()
-		got, err := e.hold.KeepAlive(ctx)
+		// Bounded, so that a failing renewal is said while there is time.
+		actx, cancel := context.WithTimeout(ctx, ttl/3)
+		got, err := e.hold.KeepAlive(actx)
+		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"padrun":      main,
 		"fakeharness": fakeHarness,
+		"etcdchild":   etcdChild,
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -30,6 +31,9 @@ type Config struct {
 	// Attempt bounds one request to one member: past it, the next member
 	// is asked. A stopped member accepts connections and never answers.
 	Attempt time.Duration
+	// Patience bounds the rounds over every member while one of them may
+	// yet answer: an election (a leader killed) takes a second or two.
+	Patience time.Duration
 }
 
 // DefaultPrefix and DefaultTTL are the --etcd-prefix and --etcd-ttl defaults.
@@ -64,6 +68,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.Attempt == 0 {
 		cfg.Attempt = min(2*time.Second, cfg.TTL/6)
+	}
+	if cfg.Patience == 0 {
+		cfg.Patience = 5 * time.Second
 	}
 	c := &Client{cfg: cfg, tls: &tls.Config{MinVersion: tls.VersionTLS12}}
 	for _, s := range cfg.Endpoints {
@@ -222,12 +229,44 @@ func fatal(err error) bool {
 }
 
 // each runs try on the members, the last good one first, each bounded by
-// the per-member attempt time, until one succeeds.
+// the per-member attempt time, until one succeeds. While a member may yet
+// answer (it timed out, or knows no leader: an election), it goes round
+// again, for Patience at most; members that all refuse connections end it
+// at once.
 func (c *Client) each(ctx context.Context, op string, try func(context.Context, endpoint) error) error {
+	deadline := time.Now().Add(c.cfg.Patience)
+	for {
+		ue, err := c.round(ctx, op, try)
+		if ue == nil || !ue.hopeful() || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// hopeful reports whether a member failed in a way a later try may not:
+// anything but a refused connection.
+func (e *UnreachableError) hopeful() bool {
+	for _, a := range e.Attempts {
+		if !errors.Is(a.Err, syscall.ECONNREFUSED) {
+			return true
+		}
+	}
+	return false
+}
+
+// round asks each member once; ue is nil when the error (or nil) is final.
+func (c *Client) round(ctx context.Context, op string, try func(context.Context, endpoint) error) (ue *UnreachableError, err error) {
 	c.mu.Lock()
 	first := c.next
 	c.mu.Unlock()
-	ue := &UnreachableError{Op: op}
+	ue = &UnreachableError{Op: op}
 	reauthed := false
 	for i := 0; i < len(c.eps); i++ {
 		e := c.eps[(first+i)%len(c.eps)]
@@ -242,10 +281,10 @@ func (c *Client) each(ctx context.Context, op string, try func(context.Context, 
 			c.mu.Lock()
 			c.next = (first + i) % len(c.eps)
 			c.mu.Unlock()
-			return nil
+			return nil, nil
 		}
 		if cause := context.Cause(ctx); cause != nil {
-			return cause
+			return nil, cause
 		}
 		var se *serverError
 		if errors.As(err, &se) && se.Code == codeUnauthenticated && c.cfg.User != "" && !reauthed {
@@ -260,11 +299,11 @@ func (c *Client) each(ctx context.Context, op string, try func(context.Context, 
 			err = fmt.Errorf("no answer within %s", c.cfg.Attempt)
 		}
 		if fatal(err) {
-			return fmt.Errorf("etcd: %s: %s: %w", op, e.url, err)
+			return nil, fmt.Errorf("etcd: %s: %s: %w", op, e.url, err)
 		}
 		ue.Attempts = append(ue.Attempts, Attempt{e.url, err})
 	}
-	return ue
+	return ue, ue
 }
 
 // authenticate gets a token for --etcd-user once.
