@@ -207,15 +207,25 @@ func TestEtcd_AllMembersStopped_Fences(t *testing.T) {
 	ttl, _ := time.ParseDuration(testTTL)
 	// The holder must be gone within the TTL of its last renewal, which
 	// was before the members stopped.
-	code := holder.wait(t, ttl+10*time.Second)
+	// Not fatal yet: a holder that is not fenced is shown writing beside
+	// the waiter below.
+	select {
+	case <-holder.done:
+	case <-time.After(ttl + 10*time.Second):
+	}
 	fencedIn := time.Since(stoppedAt)
-	if code != exitFenced || !strings.Contains(holder.stderr.String(), "lost the hold") {
-		t.Fatalf("the holder exited %d, not 76 (fenced):\n%s", code, holder.stderr)
+	if !holder.ended() {
+		t.Errorf("the holder still runs %s after the members stopped", fencedIn)
+	} else if code := holder.cmd.ProcessState.ExitCode(); code != exitFenced || !strings.Contains(holder.stderr.String(), "lost the hold") {
+		t.Errorf("the holder exited %d, not 76 (fenced):\n%s", code, holder.stderr)
 	}
-	if fencedIn > ttl {
-		t.Errorf("the holder ended %s after the members stopped, past the TTL (%s)", fencedIn, ttl)
-	}
+	// Its child's last write came within the TTL of the stop (its lease
+	// was renewed before it): padrun's own exit may come later, after it
+	// tried to release the key.
 	last := spans(t, log)[0].last
+	if wrote := time.Unix(0, last).Sub(stoppedAt); wrote > ttl {
+		t.Errorf("the holder's child wrote %s after the members stopped, past the TTL (%s)", wrote, ttl)
+	}
 	// Longer than the TTL, counted from the holder's last write.
 	for time.Since(time.Unix(0, last)) < ttl+time.Second {
 		time.Sleep(50 * time.Millisecond) // the outage's length, not synchronisation
@@ -231,8 +241,8 @@ func TestEtcd_AllMembersStopped_Fences(t *testing.T) {
 		t.Fatalf("want both children in the log, got %v", ss)
 	}
 	neverAtOnce(t, ss)
-	t.Logf("fenced %s after the members stopped; the waiter started %s after the holder's child last wrote",
-		fencedIn.Round(time.Millisecond), time.Duration(ss[1].first-ss[0].last).Round(time.Millisecond))
+	t.Logf("the holder's child last wrote %s after the members stopped, padrun exited after %s; the waiter started %s after that write",
+		time.Unix(0, last).Sub(stoppedAt).Round(time.Millisecond), fencedIn.Round(time.Millisecond), time.Duration(ss[1].first-ss[0].last).Round(time.Millisecond))
 }
 
 // TestEtcd_HolderKilled_KeyLastsItsLease: padrun killed by SIGKILL (its
