@@ -316,3 +316,42 @@ func TestEtcd_Unreachable_Refuses125(t *testing.T) {
 		t.Errorf("the local hold was left: %v", matches)
 	}
 }
+
+// BenchmarkEtcdHandover measures the handover across machines: from the
+// holder's child's last write to the queued machine's child's first one,
+// through the key's deletion and the waiter's watch:
+// go test -run '^$' -bench EtcdHandover -benchtime 1x -args -rounds=20
+func BenchmarkEtcdHandover(b *testing.B) {
+	c := startCluster(b)
+	dir := b.TempDir()
+	a, w := newMachine(b, dir, 0), newMachine(b, dir, 1)
+	for i := 0; i < b.N; i++ {
+		var gaps []time.Duration
+		for round := range *rounds {
+			log := filepath.Join(dir, fmt.Sprintf("log%d-%d", i, round))
+			key := fmt.Sprintf("h%d-%d", i, round)
+			release := log + ".release"
+			holder := startRun(b, a.padrun(c, "--session-key", key, "--", "etcdchild", "-until", release, log, "a"))
+			waitUntil(b, 30*time.Second, "the holder runs", func() bool { return len(spans(b, log)) == 1 })
+			waiter := startRun(b, w.padrun(c, "--session-key", key, "--wait", "1m", "--", "etcdchild", "-for", "0s", log, "b"))
+			waitUntil(b, 30*time.Second, "the waiter waits", func() bool { return strings.Contains(waiter.stderr.String(), "waiting up to") })
+			os.WriteFile(release, nil, 0o600)
+			if code := holder.wait(b, 30*time.Second); code != 0 {
+				b.Fatalf("holder exited %d:\n%s", code, holder.stderr)
+			}
+			if code := waiter.wait(b, 30*time.Second); code != 0 {
+				b.Fatalf("waiter exited %d:\n%s", code, waiter.stderr)
+			}
+			ss := spans(b, log)
+			if len(ss) != 2 {
+				b.Fatalf("want two children, got %v", ss)
+			}
+			gaps = append(gaps, time.Duration(ss[1].first-ss[0].last))
+		}
+		slices.Sort(gaps)
+		med := gaps[len(gaps)/2]
+		fmt.Printf("handover across machines through etcd: median %s, min %s, max %s (%d rounds)\n",
+			med.Round(time.Microsecond), gaps[0].Round(time.Microsecond), gaps[len(gaps)-1].Round(time.Microsecond), len(gaps))
+		b.ReportMetric(float64(med.Microseconds())/1000, "handover-ms")
+	}
+}

@@ -55,7 +55,7 @@ func etcdChild() {
 
 // cluster is a three-member etcd cluster on 127.0.0.1.
 type cluster struct {
-	t       *testing.T
+	t       testing.TB
 	members []*member
 }
 
@@ -65,7 +65,7 @@ type member struct {
 	stopped            bool
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func freePort(t *testing.T) int {
 
 // startCluster starts three members, data in t.TempDir(), and waits until
 // they answer; they are killed when t ends.
-func startCluster(t *testing.T) *cluster {
+func startCluster(t testing.TB) *cluster {
 	requireTool(t, "etcd", "etcdctl", "unshare")
 	requireRoot(t, "make other machines (mount and pid namespaces, a machine id bind-mounted)")
 	c := &cluster{t: t}
@@ -217,7 +217,7 @@ type machine struct {
 	dir string
 }
 
-func newMachine(t *testing.T, base string, i int) *machine {
+func newMachine(t testing.TB, base string, i int) *machine {
 	m := &machine{dir: filepath.Join(base, fmt.Sprintf("machine%d", i))}
 	if err := os.MkdirAll(m.dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -264,7 +264,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func startRun(t *testing.T, cmd *exec.Cmd) *etcdRun {
+func startRun(t testing.TB, cmd *exec.Cmd) *etcdRun {
 	r := &etcdRun{cmd: cmd, stderr: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
@@ -282,7 +282,7 @@ func startRun(t *testing.T, cmd *exec.Cmd) *etcdRun {
 }
 
 // wait waits up to d for r to end and returns its exit code.
-func (r *etcdRun) wait(t *testing.T, d time.Duration) int {
+func (r *etcdRun) wait(t testing.TB, d time.Duration) int {
 	t.Helper()
 	select {
 	case <-r.done:
@@ -302,7 +302,7 @@ func (r *etcdRun) ended() bool {
 }
 
 // waitFor polls cond every 10 ms until it holds, or fails after d.
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
@@ -320,7 +320,7 @@ type span struct {
 }
 
 // spans reads the log of etcdchild lines, one span per id.
-func spans(t *testing.T, log string) []span {
+func spans(t testing.TB, log string) []span {
 	t.Helper()
 	f, err := os.Open(log)
 	if os.IsNotExist(err) {
@@ -355,7 +355,7 @@ func spans(t *testing.T, log string) []span {
 }
 
 // neverAtOnce fails t when two children's spans overlap.
-func neverAtOnce(t *testing.T, ss []span) {
+func neverAtOnce(t testing.TB, ss []span) {
 	t.Helper()
 	slices.SortFunc(ss, func(a, b span) int { return int(a.first - b.first) })
 	for i := 1; i < len(ss); i++ {
