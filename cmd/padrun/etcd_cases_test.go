@@ -355,3 +355,53 @@ func BenchmarkEtcdHandover(b *testing.B) {
 		b.ReportMetric(float64(med.Microseconds())/1000, "handover-ms")
 	}
 }
+
+// TestEtcd_Verbs: status and ls show the holder in etcd; unlock never
+// deletes a key whose lease is alive, and a key without a lease (not
+// padrun's) only with --force.
+func TestEtcd_Verbs(t *testing.T) {
+	c := startCluster(t)
+	dir := t.TempDir()
+	a := newMachine(t, dir, 0)
+	log, release := filepath.Join(dir, "log"), filepath.Join(dir, "release")
+	holder := startRun(t, a.padrun(c, "--session-key", "v", "--", "etcdchild", "-until", release, log, "a"))
+	waitUntil(t, 30*time.Second, "the holder runs", func() bool { return len(spans(t, log)) == 1 })
+	file := filepath.Join(dir, "here.jsonl") // this machine's copy: free locally
+	verb := func(want int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("padrun", args...)
+		cmd.Env = append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(dir, "reg"), "PADRUN_ETCD="+c.endpoints())
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != want {
+			t.Fatalf("padrun %s: exit %d, want %d:\n%s", strings.Join(args, " "), code, want, out)
+		}
+		return string(out)
+	}
+	out := verb(exitRefused, "status", "--etcd", c.endpoints(), "--session-key", "v", file)
+	if !strings.Contains(out, "etcd: /padrun/v held by padrun pid") || !strings.Contains(out, "machine abc00000") || !strings.Contains(out, "alive, expires in") {
+		t.Errorf("status does not show the holder in etcd:\n%s", out)
+	}
+	if out := verb(0, "ls", "--etcd", c.endpoints()); !strings.Contains(out, "/padrun/v  padrun pid") {
+		t.Errorf("ls does not list the holder in etcd:\n%s", out)
+	}
+	if out := verb(exitRefused, "unlock", "--force", "--etcd", c.endpoints(), "--session-key", "v", file); !strings.Contains(out, "kept /padrun/v in etcd") {
+		t.Errorf("unlock --force says nothing of the key it kept:\n%s", out)
+	}
+	if _, held := c.key("/padrun/v"); !held {
+		t.Fatal("unlock --force deleted a key whose lease is alive")
+	}
+	os.WriteFile(release, nil, 0o600)
+	if code := holder.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("holder exited %d:\n%s", code, holder.stderr)
+	}
+	verb(0, "status", "--session-key", "v", file) // PADRUN_ETCD names the cluster
+	// A key without a lease, as etcdctl put writes it.
+	if err := exec.Command("etcdctl", "--endpoints", c.endpoints(), "put", "/padrun/bare", "x").Run(); err != nil {
+		t.Fatal(err)
+	}
+	verb(exitRefused, "unlock", "--etcd", c.endpoints(), "--session-key", "bare", file)
+	verb(0, "unlock", "--force", "--etcd", c.endpoints(), "--session-key", "bare", file)
+	if _, held := c.key("/padrun/bare"); held {
+		t.Error("unlock --force kept a key without a lease")
+	}
+}

@@ -68,7 +68,7 @@ func (x *exchange) Close() error {
 	return x.conn.Close()
 }
 
-func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte) (*exchange, error) {
+func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte, headers ...string) (*exchange, error) {
 	d := net.Dialer{}
 	conn, err := d.DialContext(ctx, "tcp", e.host)
 	if err != nil {
@@ -79,7 +79,7 @@ func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte)
 	}
 	// A context cancelled before its deadline (a signal) ends the exchange too.
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	x, err := c.roundTrip(ctx, conn, e, path, body)
+	x, err := c.roundTrip(ctx, conn, e, path, body, headers)
 	if err != nil {
 		stop()
 		conn.Close()
@@ -92,7 +92,7 @@ func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte)
 	return x, nil
 }
 
-func (c *Client) roundTrip(ctx context.Context, conn net.Conn, e endpoint, path string, body []byte) (*exchange, error) {
+func (c *Client) roundTrip(ctx context.Context, conn net.Conn, e endpoint, path string, body []byte, headers []string) (*exchange, error) {
 	if e.tls {
 		cfg := c.tls.Clone()
 		if cfg.ServerName == "" {
@@ -108,6 +108,9 @@ func (c *Client) roundTrip(ctx context.Context, conn net.Conn, e endpoint, path 
 	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", path, e.host, len(body))
 	if tok := c.token(); tok != "" {
 		fmt.Fprintf(&req, "Authorization: %s\r\n", tok)
+	}
+	for _, h := range headers {
+		req.WriteString(h + "\r\n")
 	}
 	req.WriteString("\r\n")
 	if _, err := io.WriteString(conn, req.String()+string(body)); err != nil {

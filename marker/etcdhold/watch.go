@@ -43,7 +43,9 @@ func (c *Client) watchOn(ctx context.Context, e endpoint, body []byte) (gone boo
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.cfg.Attempt)
 	defer cancel()
-	x, err := c.post(dctx, e, "/v3/watch", body)
+	// A member cut off from the leader ends the watch (clientv3's
+	// WithRequireLeader), rather than leave the waiter deaf to a deletion.
+	x, err := c.post(dctx, e, "/v3/watch", body, "Grpc-Metadata-hasleader: true")
 	if err != nil {
 		return false, err
 	}
