@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -254,12 +255,38 @@ func (c *Client) each(ctx context.Context, op string, try func(context.Context, 
 // anything but a refused connection.
 func (e *UnreachableError) hopeful() bool {
 	for _, a := range e.Attempts {
-		if !errors.Is(a.Err, syscall.ECONNREFUSED) {
+		if !errors.Is(a.Err, syscall.ECONNREFUSED) && !refused(a.Err) {
 			return true
 		}
 	}
 	return false
 }
+
+// refused reports whether err is a member's refusal of this client that
+// no retry changes: a certificate either side rejects, TLS spoken to a
+// plain member, a wrong password.
+func refused(err error) bool {
+	var (
+		verify *tls.CertificateVerificationError
+		alert  tls.AlertError
+		header tls.RecordHeaderError
+		auth   *authError
+		op     *net.OpError
+	)
+	if errors.As(err, &op) && op.Op == "remote error" {
+		return true // a TLS alert from the member: crypto/tls words it so
+	}
+	return errors.As(err, &verify) || errors.As(err, &alert) || errors.As(err, &header) || errors.As(err, &auth)
+}
+
+// authError is etcd's refusal of --etcd-user.
+type authError struct {
+	name string
+	err  error
+}
+
+func (e *authError) Error() string { return "authenticate as " + e.name + ": " + e.err.Error() }
+func (e *authError) Unwrap() error { return e.err }
 
 // round asks each member once; ue is nil when the error (or nil) is final.
 func (c *Client) round(ctx context.Context, op string, try func(context.Context, endpoint) error) (ue *UnreachableError, err error) {
@@ -325,7 +352,7 @@ func (c *Client) authenticate(ctx context.Context, e endpoint) error {
 		return err
 	}
 	if x.status != 200 {
-		return fmt.Errorf("authenticate as %s: %w", name, statusError(x.status, b))
+		return &authError{name, statusError(x.status, b)}
 	}
 	var r struct{ Token string }
 	if err := json.Unmarshal(b, &r); err != nil || r.Token == "" {
