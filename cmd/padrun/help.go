@@ -114,12 +114,15 @@ func (v *verb) synopsis() string {
 	fs, _, _ := v.flagSet()
 	s := "padrun " + v.name
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name == "help" {
-			return
+		if f.Name == "help" || etcdDetail(f.Name) {
+			return // the etcd flags' details are in the flag list: the line stays short
 		}
 		s += " [--" + f.Name
-		if arg := flagArg(f); arg != "" {
+		if arg := flagArg(f); arg != "" && f.Name != "etcd" {
 			s += " " + arg
+		}
+		if f.Name == "etcd" {
+			s += " ..."
 		}
 		s += "]"
 	})
@@ -127,6 +130,11 @@ func (v *verb) synopsis() string {
 		s += " " + v.args
 	}
 	return s
+}
+
+// etcdDetail reports whether a flag is one of --etcd's details.
+func etcdDetail(name string) bool {
+	return strings.HasPrefix(name, "etcd-") || name == "session-key"
 }
 
 // help writes the verb's help.
