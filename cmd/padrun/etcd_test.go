@@ -111,13 +111,18 @@ func startCluster(t testing.TB) *cluster {
 	return c
 }
 
-// endpoints are the members' client URLs, comma-separated.
+// endpoints are the members' client URLs, comma-separated, killed ones
+// first: padrun must go past them.
 func (c *cluster) endpoints() string {
-	var eps []string
+	var dead, alive []string
 	for _, m := range c.members {
-		eps = append(eps, m.client)
+		if m.stopped {
+			dead = append(dead, m.client)
+		} else {
+			alive = append(alive, m.client)
+		}
 	}
-	return strings.Join(eps, ",")
+	return strings.Join(append(dead, alive...), ",")
 }
 
 // post sends a gateway request to m and decodes the answer.

@@ -142,3 +142,19 @@ func newCert(t *testing.T, dir, name string, parent *x509.Certificate, parentKey
 	}
 	return cert, key
 }
+
+// TestBinary_LinksNoTLS: padrun itself links neither crypto/tls nor
+// net/http, whose packages' initialisation would slow every start-up, with
+// --etcd or without; padrun-etcd-tls carries TLS.
+func TestBinary_LinksNoTLS(t *testing.T) {
+	requireTool(t, "go")
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "crypto/tls" || pkg == "net/http" || pkg == "crypto/x509" {
+			t.Errorf("padrun links %s", pkg)
+		}
+	}
+}

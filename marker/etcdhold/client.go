@@ -7,14 +7,10 @@ package etcdhold
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,7 +43,7 @@ const (
 type Client struct {
 	cfg  Config
 	eps  []endpoint
-	tls  *tls.Config
+	tls  string // padrun-etcd-tls, for https:// endpoints
 	mu   sync.Mutex
 	tok  string
 	next int // the member that answered last: asked first
@@ -73,7 +69,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Patience == 0 {
 		cfg.Patience = 5 * time.Second
 	}
-	c := &Client{cfg: cfg, tls: &tls.Config{MinVersion: tls.VersionTLS12}}
+	c := &Client{cfg: cfg}
 	for _, s := range cfg.Endpoints {
 		e, err := parseEndpoint(strings.TrimSpace(s))
 		if err != nil {
@@ -81,26 +77,17 @@ func New(cfg Config) (*Client, error) {
 		}
 		c.eps = append(c.eps, e)
 	}
-	if cfg.CACert != "" {
-		pem, err := os.ReadFile(cfg.CACert)
-		if err != nil {
-			return nil, fmt.Errorf("etcd: read --etcd-cacert: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("etcd: --etcd-cacert %s holds no PEM certificate", cfg.CACert)
-		}
-		c.tls.RootCAs = pool
-	}
 	if (cfg.Cert == "") != (cfg.Key == "") {
 		return nil, errors.New("etcd: --etcd-cert and --etcd-key go together")
 	}
-	if cfg.Cert != "" {
-		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
-		if err != nil {
-			return nil, fmt.Errorf("etcd: read --etcd-cert/--etcd-key: %w", err)
+	for _, e := range c.eps {
+		if e.tls && c.tls == "" {
+			h, err := tlsHelper()
+			if err != nil {
+				return nil, err
+			}
+			c.tls = h
 		}
-		c.tls.Certificates = []tls.Certificate{pair}
 	}
 	if cfg.User != "" && !strings.Contains(cfg.User, ":") {
 		return nil, errors.New("etcd: --etcd-user wants NAME:PASSWORD")
@@ -263,20 +250,13 @@ func (e *UnreachableError) hopeful() bool {
 }
 
 // refused reports whether err is a member's refusal of this client that
-// no retry changes: a certificate either side rejects, TLS spoken to a
-// plain member, a wrong password.
+// no retry changes: a certificate either side rejects, a wrong password.
 func refused(err error) bool {
 	var (
-		verify *tls.CertificateVerificationError
-		alert  tls.AlertError
-		header tls.RecordHeaderError
-		auth   *authError
-		op     *net.OpError
+		auth *authError
+		tr   *tlsRefusedError
 	)
-	if errors.As(err, &op) && op.Op == "remote error" {
-		return true // a TLS alert from the member: crypto/tls words it so
-	}
-	return errors.As(err, &verify) || errors.As(err, &alert) || errors.As(err, &header) || errors.As(err, &auth)
+	return errors.As(err, &auth) || errors.As(err, &tr)
 }
 
 // authError is etcd's refusal of --etcd-user.

@@ -3,7 +3,6 @@ package etcdhold
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +15,8 @@ import (
 // A small HTTP/1.1 client, enough for etcd's JSON gateway: one POST per
 // connection (Connection: close), a body of Content-Length, chunks or up to
 // EOF. net/http would do it too, but it is not linked into padrun, and it
-// alone would add more to the binary (and to every start-up's package
-// initialisation) than all of padrun's etcd support.
+// would add 6 MB to the binary and its packages' initialisation to every
+// start-up. TLS goes through padrun-etcd-tls for the same reason.
 
 // maxBody bounds a unary answer: a range over padrun's prefix at most.
 const maxBody = 8 << 20
@@ -69,8 +68,14 @@ func (x *exchange) Close() error {
 }
 
 func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte, headers ...string) (*exchange, error) {
-	d := net.Dialer{}
-	conn, err := d.DialContext(ctx, "tcp", e.host)
+	var conn net.Conn
+	var err error
+	if e.tls {
+		conn, err = c.dialTLS(ctx, e)
+	} else {
+		d := net.Dialer{}
+		conn, err = d.DialContext(ctx, "tcp", e.host)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +84,7 @@ func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte,
 	}
 	// A context cancelled before its deadline (a signal) ends the exchange too.
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
-	x, err := c.roundTrip(ctx, conn, e, path, body, headers)
+	x, err := c.roundTrip(conn, e, path, body, headers)
 	if err != nil {
 		stop()
 		conn.Close()
@@ -92,18 +97,7 @@ func (c *Client) post(ctx context.Context, e endpoint, path string, body []byte,
 	return x, nil
 }
 
-func (c *Client) roundTrip(ctx context.Context, conn net.Conn, e endpoint, path string, body []byte, headers []string) (*exchange, error) {
-	if e.tls {
-		cfg := c.tls.Clone()
-		if cfg.ServerName == "" {
-			cfg.ServerName, _, _ = net.SplitHostPort(e.host)
-		}
-		tc := tls.Client(conn, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, err
-		}
-		conn = tc
-	}
+func (c *Client) roundTrip(conn net.Conn, e endpoint, path string, body []byte, headers []string) (*exchange, error) {
 	var req strings.Builder
 	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", path, e.host, len(body))
 	if tok := c.token(); tok != "" {
@@ -119,6 +113,9 @@ func (c *Client) roundTrip(ctx context.Context, conn net.Conn, e endpoint, path 
 	br := bufio.NewReader(conn)
 	line, err := readLine(br)
 	if err != nil {
+		if pc, ok := conn.(*pipeConn); ok {
+			return nil, pc.why(err)
+		}
 		return nil, err
 	}
 	proto, code, ok := strings.Cut(line, " ")
