@@ -193,7 +193,10 @@ func (s *session) fenced(why string) {
 // fence is the job that stops the session before its lease can expire
 // when it cannot be kept alive: TERM a third of the TTL before the
 // earliest expiry, KILL a sixth before it, so the child is gone before
-// another machine can take the key. It reschedules itself.
+// another machine can take the key. It reschedules itself, at least every
+// fifteenth of the TTL, and judges by the wall clock too: Go's timers and
+// monotonic clock stop while the machine is suspended, the lease's TTL
+// does not.
 func (s *session) fence(child *supervise.Child) supervise.Job {
 	e := s.etcd
 	ttl := e.c.TTL()
@@ -202,8 +205,11 @@ func (s *session) fence(child *supervise.Child) supervise.Job {
 		until, lost := e.safeUntil, e.lost
 		e.mu.Unlock()
 		termAt, killAt := until.Add(-ttl/3), until.Add(-ttl/6)
+		wall := now.Round(0)
+		past := func(t time.Time) bool { return !now.Before(t) || !wall.Before(t.Round(0)) }
+		next := termAt.Sub(now)
 		switch {
-		case lost != nil || !now.Before(killAt):
+		case lost != nil || past(killAt):
 			if !e.killed {
 				e.killed = true
 				s.o.Log.Error().Msg("lost the hold in etcd: the lease was not renewed in time: killing the session")
@@ -212,8 +218,8 @@ func (s *session) fence(child *supervise.Child) supervise.Job {
 				s.mu.Unlock()
 				child.Kill()
 			}
-			return ttl / 6
-		case !now.Before(termAt):
+			next = ttl / 6
+		case past(termAt):
 			if !e.termed && !e.reaped {
 				e.termed = true
 				s.o.Log.Error().Msg(fmt.Sprintf("lost the hold in etcd: the lease was not renewed: ending the session (TERM, then KILL at %s)", killAt.Format("15:04:05.000")))
@@ -222,9 +228,9 @@ func (s *session) fence(child *supervise.Child) supervise.Job {
 				s.mu.Unlock()
 				child.Terminate()
 			}
-			return killAt.Sub(now)
+			next = killAt.Sub(now)
 		}
-		return termAt.Sub(now)
+		return max(min(next, ttl/15), time.Millisecond)
 	}}
 }
 

@@ -12,32 +12,57 @@ import (
 
 // WaitGone blocks until the key f names is deleted (its lease revoked or
 // expired) after the revision f was read at, or ctx ends (its cause is
-// returned). It watches the key, polling nothing; a member that fails is
-// left for the next. A watch the cluster ends (compaction) returns nil:
-// the caller tries again and reads the key anew.
+// returned). It watches the key, polling nothing. A watch that ends after
+// it began (compaction, a member that lost its leader) returns nil: the
+// caller reads the key anew. Members that cannot start one are asked in
+// rounds while one may yet answer, as each does.
 func (c *Client) WaitGone(ctx context.Context, f *Found) error {
 	body, _ := json.Marshal(request{"create_request": request{"key": []byte(f.Key), "start_revision": i64(f.Revision + 1)}})
-	ue := &UnreachableError{Op: "watch " + f.Key}
-	c.mu.Lock()
-	first := c.next
-	c.mu.Unlock()
-	for i := 0; i < len(c.eps); i++ {
-		e := c.eps[(first+i)%len(c.eps)]
-		gone, err := c.watchOn(ctx, e, body)
-		if cause := context.Cause(ctx); cause != nil {
-			return cause
+	deadline := time.Now().Add(c.cfg.Patience)
+	for {
+		ue := &UnreachableError{Op: "watch " + f.Key}
+		c.mu.Lock()
+		first := c.next
+		c.mu.Unlock()
+		for i := 0; i < len(c.eps); i++ {
+			e := c.eps[(first+i)%len(c.eps)]
+			began, err := c.watchOn(ctx, e, body)
+			if cause := context.Cause(ctx); cause != nil {
+				return cause
+			}
+			if err == nil {
+				return nil
+			}
+			if began {
+				// Not at once: a watch that keeps ending must not spin.
+				return pause(ctx, 100*time.Millisecond)
+			}
+			ue.Attempts = append(ue.Attempts, Attempt{e.url, err})
 		}
-		if err == nil || gone {
-			return nil
+		if !ue.hopeful() || time.Now().After(deadline) {
+			return ue
 		}
-		ue.Attempts = append(ue.Attempts, Attempt{e.url, err})
+		if err := pause(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
 	}
-	return ue
 }
 
-// watchOn watches on one member until the key goes. A stream that ends
-// without news is an error of that member.
-func (c *Client) watchOn(ctx context.Context, e endpoint, body []byte) (gone bool, err error) {
+// pause waits d, or returns ctx's cause.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// watchOn watches on one member until the key goes (nil), or reports
+// whether the watch began before it failed.
+func (c *Client) watchOn(ctx context.Context, e endpoint, body []byte) (began bool, err error) {
 	if err := c.authenticate(ctx, e); err != nil {
 		return false, err
 	}
@@ -76,13 +101,13 @@ func (c *Client) watchOn(ctx context.Context, e endpoint, body []byte) (gone boo
 			if created && errors.Is(err, io.EOF) {
 				err = errors.New("the watch ended")
 			}
-			return false, err
+			return created, err
 		}
 		switch {
 		case msg.Error != nil:
-			return false, msg.Error
+			return created, msg.Error
 		case msg.Result == nil:
-			return false, errors.New("a watch answer without a result")
+			return created, errors.New("a watch answer without a result")
 		case msg.Result.Canceled || msg.Result.CompactRevision > 0:
 			return true, nil // read it anew
 		case msg.Result.Created:
