@@ -63,6 +63,7 @@ type member struct {
 	name, client, peer string
 	cmd                *exec.Cmd
 	stopped            bool
+	exited             chan struct{} // closed once the member is reaped
 }
 
 func freePort(t testing.TB) int {
@@ -75,15 +76,39 @@ func freePort(t testing.TB) int {
 }
 
 // startCluster starts three members, data in t.TempDir(), and waits until
-// they answer; they are killed when t ends.
+// they answer; they are killed when t ends. A member that dies at start (a
+// port taken meanwhile by another process) starts the cluster again, on
+// other ports.
 func startCluster(t testing.TB) *cluster {
 	requireTool(t, "etcd", "etcdctl", "unshare")
 	requireRoot(t, "make other machines (mount and pid namespaces, a machine id bind-mounted)")
+	for try := 0; ; try++ {
+		c, err := tryCluster(t)
+		if err == nil {
+			return c
+		}
+		if try == 2 {
+			t.Fatal(err)
+		}
+		t.Logf("etcd did not start (%v): again, on other ports", err)
+	}
+}
+
+func tryCluster(t testing.TB) (*cluster, error) {
 	c := &cluster{t: t}
 	var initial []string
+	used := map[int]bool{}
+	port := func() int {
+		for {
+			if p := freePort(t); !used[p] {
+				used[p] = true
+				return p
+			}
+		}
+	}
 	for i := range 3 {
-		m := &member{name: fmt.Sprintf("m%d", i),
-			client: fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), peer: fmt.Sprintf("http://127.0.0.1:%d", freePort(t))}
+		m := &member{name: fmt.Sprintf("m%d", i), exited: make(chan struct{}),
+			client: fmt.Sprintf("http://127.0.0.1:%d", port()), peer: fmt.Sprintf("http://127.0.0.1:%d", port())}
 		c.members = append(c.members, m)
 		initial = append(initial, m.name+"="+m.peer)
 	}
@@ -99,16 +124,24 @@ func startCluster(t testing.TB) *cluster {
 		if err := m.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		go func() {
+			m.cmd.Wait()
+			close(m.exited)
+		}()
 	}
-	t.Cleanup(func() {
+	stop := func() {
 		for _, m := range c.members {
 			m.cmd.Process.Signal(syscall.SIGCONT)
 			m.cmd.Process.Kill()
-			m.cmd.Wait()
+			<-m.exited
 		}
-	})
-	c.waitHealthy(c.members)
-	return c
+	}
+	if err := c.waitHealthy(c.members); err != nil {
+		stop()
+		return nil, err
+	}
+	t.Cleanup(stop)
+	return c, nil
 }
 
 // endpoints are the members' client URLs, comma-separated, killed ones
@@ -141,7 +174,7 @@ func (c *cluster) post(m *member, path string, req, resp any) error {
 }
 
 // waitHealthy waits until each of ms answers a linearizable read.
-func (c *cluster) waitHealthy(ms []*member) {
+func (c *cluster) waitHealthy(ms []*member) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for _, m := range ms {
 		for {
@@ -150,12 +183,18 @@ func (c *cluster) waitHealthy(ms []*member) {
 			if err == nil {
 				break
 			}
+			select {
+			case <-m.exited:
+				return fmt.Errorf("etcd member %s exited: %v", m.name, m.cmd.ProcessState)
+			default:
+			}
 			if time.Now().After(deadline) {
-				c.t.Fatalf("etcd member %s does not answer: %v", m.name, err)
+				return fmt.Errorf("etcd member %s does not answer: %v", m.name, err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	return nil
 }
 
 // leader is the member that leads, as the members say.
@@ -190,7 +229,7 @@ func (c *cluster) leader() *member {
 
 func (c *cluster) kill(m *member) {
 	m.cmd.Process.Kill()
-	m.cmd.Wait()
+	<-m.exited
 	m.stopped = true
 }
 
