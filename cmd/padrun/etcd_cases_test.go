@@ -32,6 +32,7 @@ func TestEtcd_OneHolderUnderRaces(t *testing.T) {
 	dir := t.TempDir()
 	machines := []*machine{newMachine(t, dir, 0), newMachine(t, dir, 1), newMachine(t, dir, 2)}
 	log := filepath.Join(dir, "log")
+	t.Logf("%d rounds of 9 padruns on 3 machines", *etcdRounds)
 	for round := range *etcdRounds {
 		release := filepath.Join(dir, fmt.Sprintf("release%d", round))
 		var runs []*etcdRun
