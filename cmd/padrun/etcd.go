@@ -78,30 +78,49 @@ func (f *etcdFlags) keyOf(c *etcdhold.Client, file string) string {
 	return c.Key(strings.TrimPrefix(file, "/"))
 }
 
-// etcdStatus prints who holds file in etcd, and reports whether it is free
-// there: its key, or any key whose holder names the file.
-func etcdStatus(ctx context.Context, c *etcdhold.Client, f *etcdFlags, file string, w io.Writer, now time.Time) (bool, error) {
-	key := f.keyOf(c, file)
+// etcdRow is a key in etcd as status and ls show it.
+type etcdRow struct {
+	Key    string           `json:"key"`
+	Lease  string           `json:"lease"`
+	TTL    int64            `json:"ttl"` // seconds left; 0 or less: gone
+	Holder *etcdhold.Holder `json:"holder"`
+	found  *etcdhold.Found
+}
+
+func (r etcdRow) line(now time.Time) string {
+	return fmt.Sprintf("%s held by %s, lease %s (%s)", r.Key, etcdHolderLine(r.found, now), r.Lease, leaseState(r.found.Lease, r.TTL))
+}
+
+// etcdRows reads the keys under the prefix that match, with their leases'
+// time to live.
+func etcdRows(ctx context.Context, c *etcdhold.Client, match func(*etcdhold.Found) bool) ([]etcdRow, error) {
 	all, err := c.List(ctx, 10000)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	free := true
+	var rows []etcdRow
 	for _, k := range all {
-		if k.Key != key && (k.Holder == nil || k.Holder.SessionFile != file) {
+		if !match(k) {
 			continue
 		}
-		free = false
-		ttl, err := c.TimeToLive(ctx, k.Lease)
-		if err != nil {
-			return false, err
+		ttl := int64(0)
+		if k.Lease != 0 {
+			if ttl, err = c.TimeToLive(ctx, k.Lease); err != nil {
+				return nil, err
+			}
 		}
-		fmt.Fprintf(w, "  etcd: %s held by %s, lease %s (%s)\n", k.Key, etcdHolderLine(k, now), etcdhold.LeaseHex(k.Lease), leaseState(k.Lease, ttl))
+		rows = append(rows, etcdRow{k.Key, etcdhold.LeaseHex(k.Lease), ttl, k.Holder, k})
 	}
-	if free {
-		fmt.Fprintf(w, "  etcd: %s free\n", key)
-	}
-	return free, nil
+	return rows, nil
+}
+
+// etcdStatus reads who holds file in etcd: its key, or any key whose
+// holder names the file.
+func etcdStatus(ctx context.Context, c *etcdhold.Client, f *etcdFlags, file string) ([]etcdRow, error) {
+	key := f.keyOf(c, file)
+	return etcdRows(ctx, c, func(k *etcdhold.Found) bool {
+		return k.Key == key || (k.Holder != nil && k.Holder.SessionFile == file)
+	})
 }
 
 func leaseState(lease, ttl int64) string {
@@ -124,33 +143,17 @@ func etcdHolderLine(k *etcdhold.Found, now time.Time) string {
 
 // etcdLs lists the holders under the prefix.
 func etcdLs(c *etcdhold.Client, asJSON bool, stdout io.Writer) error {
-	ctx := context.Background()
-	all, err := c.List(ctx, 10000)
+	rows, err := etcdRows(context.Background(), c, func(*etcdhold.Found) bool { return true })
 	if err != nil {
 		return err
 	}
-	type row struct {
-		Key    string           `json:"key"`
-		Lease  string           `json:"lease"`
-		TTL    int64            `json:"ttl"`
-		Holder *etcdhold.Holder `json:"holder"`
-	}
-	rows := make([]row, 0, len(all))
-	for _, k := range all {
-		ttl, err := c.TimeToLive(ctx, k.Lease)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{k.Key, etcdhold.LeaseHex(k.Lease), ttl, k.Holder})
-	}
 	if asJSON {
-		writeJSON(stdout, rows)
+		writeJSON(stdout, append([]etcdRow{}, rows...))
 		return nil
 	}
 	now := time.Now()
-	fmt.Fprintln(stdout, "KEY  HOLDER  LEASE")
-	for i, r := range rows {
-		fmt.Fprintf(stdout, "%s  %s  %s (%s)\n", r.Key, etcdHolderLine(all[i], now), r.Lease, leaseState(all[i].Lease, r.TTL))
+	for _, r := range rows {
+		fmt.Fprintln(stdout, r.line(now))
 	}
 	return nil
 }
@@ -207,21 +210,39 @@ func (f *etcdFlags) addVerbFlags(fs *pflag.FlagSet) {
 }
 
 // etcdStatusAll is status --etcd: the local verdict, then etcd's holders.
-func etcdStatusAll(c *etcdhold.Client, f *etcdFlags, files []string, stdout io.Writer, err error) error {
+func etcdStatusAll(c *etcdhold.Client, f *etcdFlags, files []string, asJSON bool, stdout io.Writer, err error) error {
 	if err != nil {
 		return err
 	}
+	type both struct {
+		Local marker.Status `json:"local"`
+		Etcd  []etcdRow     `json:"etcd"`
+	}
 	self, now := ident.ReadSelf(), time.Now()
 	var held error
+	var all []both
 	for _, file := range files {
 		st := marker.Inspect(file, self, now)
-		printStatus(stdout, st, now)
-		free, err := etcdStatus(context.Background(), c, f, file, stdout, now)
+		rows, err := etcdStatus(context.Background(), c, f, file)
 		if err != nil {
 			return err
 		}
-		if !free || !st.Free() {
+		if len(rows) > 0 || !st.Free() {
 			held = exitStatus(exitRefused)
+		}
+		all = append(all, both{st, append([]etcdRow{}, rows...)})
+	}
+	if asJSON {
+		writeJSON(stdout, all)
+		return held
+	}
+	for i, b := range all {
+		printStatus(stdout, b.Local, now)
+		for _, r := range b.Etcd {
+			fmt.Fprintln(stdout, "  etcd: "+r.line(now))
+		}
+		if len(b.Etcd) == 0 {
+			fmt.Fprintf(stdout, "  etcd: %s free\n", f.keyOf(c, files[i]))
 		}
 	}
 	return held

@@ -382,8 +382,31 @@ func TestEtcd_Verbs(t *testing.T) {
 	if !strings.Contains(out, "etcd: /padrun/v held by padrun pid") || !strings.Contains(out, "machine abc00000") || !strings.Contains(out, "alive, expires in") {
 		t.Errorf("status does not show the holder in etcd:\n%s", out)
 	}
-	if out := verb(0, "ls", "--etcd", c.endpoints()); !strings.Contains(out, "/padrun/v  padrun pid") {
+	if out := verb(0, "ls", "--etcd", c.endpoints()); !strings.Contains(out, "/padrun/v held by padrun pid") {
 		t.Errorf("ls does not list the holder in etcd:\n%s", out)
+	}
+	var st []struct {
+		Local struct {
+			State string `json:"state"`
+		} `json:"local"`
+		Etcd []struct {
+			Key    string `json:"key"`
+			TTL    int    `json:"ttl"`
+			Holder struct {
+				MachineID string `json:"machineId"`
+				Lease     string `json:"lease"`
+			} `json:"holder"`
+		} `json:"etcd"`
+	}
+	out = verb(exitRefused, "status", "--json", "--session-key", "v", file)
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st) != 1 || st[0].Local.State != "free" || len(st[0].Etcd) != 1 ||
+		st[0].Etcd[0].Key != "/padrun/v" || st[0].Etcd[0].TTL <= 0 || !strings.HasPrefix(st[0].Etcd[0].Holder.MachineID, "abc00000") || st[0].Etcd[0].Holder.Lease == "" {
+		t.Errorf("status --json does not show the holder in etcd (%v):\n%s", err, out)
+	}
+	// --wait runs out behind a holder in etcd: 75, saying how long it waited.
+	w := startRun(t, newMachine(t, dir, 1).padrun(c, "--session-key", "v", "--wait", "1s", "--", "etcdchild", "-for", "0s", log, "w"))
+	if code := w.wait(t, 30*time.Second); code != exitRefused || !strings.Contains(w.stderr.String(), "hint: waited 1s for padrun pid") {
+		t.Errorf("--wait ran out: exit %d, want 75 saying it waited:\n%s", code, w.stderr)
 	}
 	if out := verb(exitRefused, "unlock", "--force", "--etcd", c.endpoints(), "--session-key", "v", file); !strings.Contains(out, "kept /padrun/v in etcd") {
 		t.Errorf("unlock --force says nothing of the key it kept:\n%s", out)

@@ -72,7 +72,7 @@ func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			return err
 		}
 		if c, err := ef.client(); c != nil || err != nil {
-			return etcdStatusAll(c, &ef, files, stdout, err)
+			return etcdStatusAll(c, &ef, files, *asJSON, stdout, err)
 		}
 		self, now := ident.ReadSelf(), time.Now()
 		all := make([]marker.Status, 0, len(files))
