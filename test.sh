@@ -4,7 +4,7 @@
 # oldest supported release and the newest), each with the Node.js it runs
 # on, also from npm, into .cache/harness/<column>; tmux; zsh and fish for the
 # shell examples; PyYAML to read the CI examples; bindfs for the
-# shared-folder tests. It needs npm (any Node.js that runs npm) and Go.
+# shared-folder tests; etcd for the tests across machines. It needs npm (any Node.js that runs npm) and Go.
 # Extra arguments go to go test, e.g. ./test.sh -run TestHarnesses -v
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -63,6 +63,8 @@ command -v script >/dev/null || missing+=(bsdutils)
 command -v bindfs >/dev/null || missing+=(bindfs) # two FUSE mounts of one folder: TestSharedFolders
 command -v groff >/dev/null || missing+=(groff-base) # TestManPage renders padrun.1
 command -v strace >/dev/null || missing+=(strace) # kills padrun mid-publish: TestScripts/temps
+command -v etcd >/dev/null || missing+=(etcd-server) # a three-member cluster: TestEtcd_*
+command -v etcdctl >/dev/null || missing+=(etcd-client)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo

@@ -343,6 +343,14 @@ func (c *Child) forward(sig syscall.Signal) (ends bool) {
 // of it. For a harness that must be stopped before it writes.
 func (c *Child) Kill() { c.killAll() }
 
+// Terminate asks the child to end, as --timeout does: TERM, and CONT so
+// that a stopped child can act on it. Call it from a Job that Supervise
+// runs: only there is the child known unreaped.
+func (c *Child) Terminate() {
+	unix.Kill(c.Pid, unix.SIGTERM) // Best effort.
+	unix.Kill(c.Pid, unix.SIGCONT) // Best effort.
+}
+
 // killWait bounds the wait for what SIGKILL ends to be gone: a process in
 // uninterruptible sleep dies only when its system call returns.
 const killWait = 2 * time.Second

@@ -57,6 +57,9 @@ func Start(s Spec) (*Child, error) {
 // Kill ends the child at once.
 func (c *Child) Kill() { c.p.Kill() } // Best effort.
 
+// Terminate ends the child: Windows has no TERM to send.
+func (c *Child) Terminate() { c.p.Kill() } // Best effort.
+
 // EndRest: Windows gives padrun no view of what the child left.
 func (c *Child) EndRest(time.Duration, func([]int)) []int { return nil }
 

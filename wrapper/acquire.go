@@ -61,12 +61,16 @@ const pollEvery = 200 * time.Millisecond
 // is held. A waiter holds nothing while it waits. It ends early, with the
 // cause, when ctx does.
 func (s *session) acquire(ctx context.Context, files []string) error {
+	outer := ctx // etcd is asked within its own bounds, even once --wait ran out
 	ctx, cancel := context.WithDeadlineCause(ctx, time.Now().Add(s.o.Wait), errWaitOver)
 	defer cancel()
 	blockOn := ""
 	said := false
 	for {
 		err := s.acquireAll(ctx, files, blockOn)
+		if err == nil {
+			err = s.takeEtcd(outer)
+		}
 		var held *marker.HeldError
 		if !errors.As(err, &held) {
 			return err
@@ -91,6 +95,12 @@ func (s *session) acquire(ctx context.Context, files []string) error {
 		}
 		said = true
 		blockOn = ""
+		if f := etcdHeld(err); f != nil {
+			if err := s.etcd.c.WaitGone(ctx, f); err != nil && err != errWaitOver {
+				return err // watch the key: no polling
+			}
+			continue
+		}
 		if held.Kind == marker.HeldBusy {
 			blockOn = held.File // block on its lock: no polling
 			continue

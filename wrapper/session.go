@@ -235,6 +235,7 @@ func (s *session) cleanup() {
 		s.tree.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
 	s.release()
+	s.releaseEtcd()
 	if s.rec != nil {
 		if err := s.reg.Remove(context.Background(), s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
 			s.o.Log.Warn().Err(err).Msg("remove record")

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/etcdhold"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise"
@@ -66,6 +67,11 @@ type Options struct {
 	// Greeting is how long a companion has to greet padrun; 0 is
 	// DefaultGreeting.
 	Greeting time.Duration
+
+	// Etcd, when set, takes the hold in etcd too, under SessionKey when
+	// the harness names no session id.
+	Etcd       *etcdhold.Config
+	SessionKey string
 }
 
 // UsageError is a run that cannot start as asked (exit 125): Err says why,
@@ -133,6 +139,7 @@ type session struct {
 	// names are the names the run guards, followed while it runs (follow.go).
 	names    []string
 	follower *follower
+	etcd *etcdHold // the hold in etcd, with --etcd
 
 	// For companions that cannot cancel (claude): the harness's current
 	// session file, the --guard files never released for it, how to end the
@@ -283,6 +290,9 @@ func prepare(o Options) (*session, *run, error) {
 	if r.ctlDir != "" {
 		r.env = append(r.env, r.plan.CompanionEnv...)
 	}
+	if err := s.prepareEtcd(r); err != nil {
+		return nil, nil, err
+	}
 	return s, r, nil
 }
 
@@ -404,7 +414,13 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	if s.o.Heartbeat > 0 {
 		jobs = append(jobs, s.heartbeat(s.o.Heartbeat))
 	}
+	if s.etcd != nil {
+		jobs = append(jobs, s.fence(child))
+	}
 	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
+	if s.etcd != nil {
+		s.etcd.reaped = true // the fencing job runs on in endRest, on this goroutine
+	}
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()

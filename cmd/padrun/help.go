@@ -39,6 +39,7 @@ var envVars = []envVar{
 	{"PADRUN_LOG_LEVEL", "log level, as --log-level"},
 	{"PADRUN_LOG_FORMAT", "log format, as --log-format"},
 	{"PADRUN_LOG_FILE", "log file, as --log-file"},
+	{"PADRUN_ETCD", "etcd's endpoints, as --etcd"},
 	{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
 	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
 	{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
@@ -57,6 +58,7 @@ var envVars = []envVar{
 var exitStatuses = []envVar{
 	{"the child's", "the child exited; a child killed by a signal makes padrun die by it too"},
 	{"75", "refused: a session file is held, or its holder cannot be judged, or --wait ran out"},
+	{"76", "the hold in etcd was lost (its lease could not be kept alive): padrun stopped the session before another machine could take it"},
 	{"124", "--timeout ran out"},
 	{"125", "padrun itself failed: usage, an unwritable marker or registry, a bad PAD_SESSION_PID"},
 	{"126", "COMMAND was found but cannot be executed"},
@@ -113,12 +115,15 @@ func (v *verb) synopsis() string {
 	fs, _, _ := v.flagSet()
 	s := "padrun " + v.name
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name == "help" {
-			return
+		if f.Name == "help" || etcdDetail(f.Name) {
+			return // the etcd flags' details are in the flag list: the line stays short
 		}
 		s += " [--" + f.Name
-		if arg := flagArg(f); arg != "" {
+		if arg := flagArg(f); arg != "" && f.Name != "etcd" {
 			s += " " + arg
+		}
+		if f.Name == "etcd" {
+			s += " ..."
 		}
 		s += "]"
 	})
@@ -126,6 +131,11 @@ func (v *verb) synopsis() string {
 		s += " " + v.args
 	}
 	return s
+}
+
+// etcdDetail reports whether a flag is one of --etcd's details.
+func etcdDetail(name string) bool {
+	return strings.HasPrefix(name, "etcd-") || name == "session-key"
 }
 
 // help writes the verb's help.

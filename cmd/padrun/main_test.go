@@ -22,6 +22,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 
+	"github.com/padrun/padrun/marker/etcdhold/tunnel"
 	"github.com/padrun/padrun/marker/ident"
 )
 
@@ -32,8 +33,10 @@ var (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"padrun":      testPadrun,
-		"fakeharness": fakeHarness,
+		"padrun":          testPadrun,
+		"fakeharness":     fakeHarness,
+		"etcdchild":       etcdChild,
+		"padrun-etcd-tls": func() { os.Exit(tunnel.Main(os.Args[1:])) },
 	})
 }
 

@@ -26,13 +26,15 @@ func TestRelease_BuildsStampedBinaries(t *testing.T) {
 		t.Fatalf(".ci/release: %v\n%s", err, b)
 	}
 	for _, target := range []string{"linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64"} {
-		if _, err := os.Stat(filepath.Join(out, "padrun-9.8.7-test-"+target)); err != nil {
-			t.Errorf("no binary for %s: %v", target, err)
+		for _, name := range []string{"padrun-9.8.7-test-", "padrun-etcd-tls-9.8.7-test-"} {
+			if _, err := os.Stat(filepath.Join(out, name+target)); err != nil {
+				t.Errorf("no %s binary for %s: %v", name, target, err)
+			}
 		}
 	}
 	sums := exec.Command("sha256sum", "--check", "--strict", "SHA256SUMS")
 	sums.Dir = out
-	if b, err := sums.CombinedOutput(); err != nil || strings.Count(string(b), ": OK") != 5 {
+	if b, err := sums.CombinedOutput(); err != nil || strings.Count(string(b), ": OK") != 9 {
 		t.Errorf("SHA256SUMS: %v\n%s", err, b)
 	}
 	bin := filepath.Join(out, "padrun-9.8.7-test-linux-"+runtime.GOARCH)

@@ -78,6 +78,7 @@ func run(args []string) int {
 type runFlags struct {
 	wrapper.Options
 	logs logFlags
+	etcd etcdFlags
 }
 
 func (f *runFlags) addFlags(fs *pflag.FlagSet) {
@@ -93,6 +94,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
+	f.etcd.addFlags(fs)
 	f.logs.addFlags(fs)
 }
 
@@ -131,6 +133,10 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 		// Each beat rewrites the marker's mtime: a nanosecond one spins a core.
 		return f.Options, logs, nil, usagef("--heartbeat %s is below 1s: give at least 1s, or 0 to turn it off", f.Heartbeat)
 	}
+	if f.Etcd, err = f.etcd.config(); err != nil {
+		return f.Options, logs, nil, err
+	}
+	f.SessionKey = f.etcd.sessions
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
 	f.LogFile = logs.file
 	f.Greeting = greetingWait
@@ -163,6 +169,7 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		unsafe *marker.UnsafeError
 		exe    *wrapper.ExecError
 		abort  *wrapper.AbortError
+		fenced *wrapper.FencedError
 	)
 	switch {
 	case err == nil, errors.Is(err, errHelp):
@@ -175,6 +182,9 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		}
 		refusalEvent(logs, held)
 		return exitRefused
+	case errors.As(err, &fenced):
+		printError(stderr, err)
+		return exitFenced
 	case errors.As(err, &abort):
 		raise(abort.Signal)
 		return 128 + int(abort.Signal)

@@ -64,10 +64,15 @@ func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 
 func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
+	var ef etcdFlags
+	ef.addVerbFlags(fs)
 	return func(args []string, stdout, _ io.Writer) error {
 		files, err := fileArgs("status", args)
 		if err != nil {
 			return err
+		}
+		if c, err := ef.client(); c != nil || err != nil {
+			return etcdStatusAll(c, &ef, files, *asJSON, stdout, err)
 		}
 		self, now := ident.ReadSelf(), time.Now()
 		all := make([]marker.Status, 0, len(files))
@@ -106,7 +111,14 @@ func printStatus(w io.Writer, st marker.Status, now time.Time) {
 
 func setupUnlock(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	force := fs.Bool("force", false, "also remove a marker whose holder cannot be judged")
-	return func(args []string, stdout, stderr io.Writer) error { return unlock(args, *force, stdout, stderr) }
+	var ef etcdFlags
+	ef.addVerbFlags(fs)
+	return func(args []string, stdout, stderr io.Writer) error {
+		if c, err := ef.client(); c != nil || err != nil {
+			return etcdUnlockAll(c, &ef, args, *force, stdout, stderr, err)
+		}
+		return unlock(args, *force, stdout, stderr)
+	}
 }
 
 func unlock(args []string, force bool, stdout, stderr io.Writer) error {
@@ -191,7 +203,15 @@ func setupLs(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	agent := fs.String("agent", "", "only sessions of agent `NAME`")
 	cwd := fs.String("cwd", "", "only sessions started in folder `DIR`")
+	var ef etcdFlags
+	ef.addVerbFlags(fs)
 	return func(_ []string, stdout, stderr io.Writer) error {
+		if c, err := ef.client(); c != nil || err != nil {
+			if err != nil {
+				return err
+			}
+			return etcdLs(c, *asJSON, stdout)
+		}
 		return ls(*all, *asJSON, *agent, *cwd, stdout, stderr)
 	}
 }

@@ -1,0 +1,152 @@
+package etcdhold
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// helperName is the program that carries https:// requests.
+const helperName = "padrun-etcd-tls"
+
+// tlsHelper finds padrun-etcd-tls beside padrun, else in PATH.
+func tlsHelper() (string, error) {
+	name := helperName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(helperName)
+	if err != nil {
+		return "", errors.New("etcd: https:// endpoints need " + helperName + " beside padrun or in PATH (go install github.com/padrun/padrun/cmd/" + helperName + ")")
+	}
+	return p, nil
+}
+
+// tlsRefusedError is a TLS rejection no retry changes: a certificate
+// either side refused, or certificate files that cannot be read.
+type tlsRefusedError struct{ msg string }
+
+func (e *tlsRefusedError) Error() string { return "TLS: " + e.msg }
+
+// dialTLS starts padrun-etcd-tls for one connection to e.
+func (c *Client) dialTLS(ctx context.Context, e endpoint) (net.Conn, error) {
+	args := []string{"-connect", e.host}
+	if c.cfg.CACert != "" {
+		args = append(args, "-cacert", c.cfg.CACert)
+	}
+	if c.cfg.Cert != "" {
+		args = append(args, "-cert", c.cfg.Cert, "-key", c.cfg.Key)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		args = append(args, "-timeout", time.Until(dl).String())
+	}
+	cmd := exec.Command(c.tls, args...)
+	pc := &pipeConn{cmd: cmd, done: make(chan struct{})}
+	cmd.Stderr = &pc.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	pc.w, pc.r = in, out
+	return pc, nil
+}
+
+// pipeConn is a connection through padrun-etcd-tls's stdin and stdout.
+// A deadline that passes kills it: pipes take no deadline everywhere.
+type pipeConn struct {
+	cmd    *exec.Cmd
+	r      io.ReadCloser
+	w      io.WriteCloser
+	stderr bytes.Buffer
+	mu     sync.Mutex
+	timer  *time.Timer
+	once   sync.Once
+	done   chan struct{}
+	state  error
+}
+
+func (p *pipeConn) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+func (p *pipeConn) Close() error {
+	p.mu.Lock()
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.mu.Unlock()
+	p.wait(true)
+	return nil
+}
+
+// wait ends the helper (killing it when kill is set) and reaps it once.
+func (p *pipeConn) wait(kill bool) error {
+	p.once.Do(func() {
+		p.w.Close()
+		if kill {
+			p.cmd.Process.Kill() // Best effort: it may have exited.
+		}
+		p.state = p.cmd.Wait()
+		close(p.done)
+	})
+	<-p.done
+	return p.state
+}
+
+// why explains a read that found no answer, from the helper's exit.
+func (p *pipeConn) why(readErr error) error {
+	state := p.wait(false)
+	msg := strings.TrimSpace(p.stderr.String())
+	var ee *exec.ExitError
+	switch {
+	case errors.As(state, &ee) && ee.ExitCode() == 3:
+		return &tlsRefusedError{msg}
+	case msg != "":
+		return errors.New(msg)
+	}
+	return readErr
+}
+
+func (p *pipeConn) SetDeadline(t time.Time) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if !t.IsZero() {
+		p.timer = time.AfterFunc(time.Until(t), func() { p.cmd.Process.Kill() }) // Best effort.
+	}
+	return nil
+}
+
+func (p *pipeConn) SetReadDeadline(t time.Time) error  { return p.SetDeadline(t) }
+func (p *pipeConn) SetWriteDeadline(t time.Time) error { return p.SetDeadline(t) }
+func (p *pipeConn) LocalAddr() net.Addr                { return pipeAddr{} }
+func (p *pipeConn) RemoteAddr() net.Addr               { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return helperName }
