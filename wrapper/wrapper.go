@@ -139,7 +139,7 @@ type session struct {
 	// names are the names the run guards, followed while it runs (follow.go).
 	names    []string
 	follower *follower
-	etcd *etcdHold // the hold in etcd, with --etcd
+	etcd     *etcdHold // the hold in etcd, with --etcd
 
 	// For companions that cannot cancel (claude): the harness's current
 	// session file, the --guard files never released for it, how to end the
