@@ -22,9 +22,6 @@ import (
 // file the run holds already (a hard link, the new name of a moved file)
 // shares the lock instead of being refused by it.
 
-// inodeKey names an inode.
-type inodeKey struct{ dev, ino uint64 }
-
 // inodeLock is one flocked inode and how many locks share it.
 type inodeLock struct {
 	fd   int

@@ -10,12 +10,16 @@ import (
 	"github.com/padrun/padrun/marker/safefile"
 )
 
+// inodeKey names an inode.
+type inodeKey struct{ dev, ino uint64 }
+
 // errSymlinkInode says the session file's name is a symlink.
 var errSymlinkInode = errors.New("marker: session file is a symlink")
 
 // openInode opens the session file at path as a file another user may
 // have planted: for reading only, without following a symlink, blocking
 // on a FIFO or becoming its terminal. It is never written through.
+
 func openInode(path string) (int, inodeKey, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	switch err {

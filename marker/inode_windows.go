@@ -6,6 +6,9 @@ import (
 	"github.com/padrun/padrun/marker/safefile"
 )
 
+// inodeKey names an inode; Windows holds none (openInode).
+type inodeKey struct{}
+
 var errSymlinkInode = errors.New("marker: session file is a symlink")
 
 // openInode: the session file's own inode is not held here; its name's
