@@ -14,8 +14,14 @@ cd "$(dirname "$0")"
 # codex 0.171.0 is both its oldest supported and its newest release; the
 # columns still differ for it: on Node 20 its launcher runs the native codex
 # as a grandchild, on Node 24 it execve's it (SPEC 4.3).
-oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0)
-newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0)
+# gemini 0.43.0 is the first release with JSONL sessions, --session-id and
+# --session-file; copilot 1.0.40 has --session-id and its inuse locks; qwen
+# 0.21.2 has --fork-session but, like every qwen since 0.21, needs Node 22:
+# HARNESS:node@VERSION gives one harness a Node.js of its own in a column.
+oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0
+  @google/gemini-cli@0.43.0 @qwen-code/qwen-code@0.21.2 qwen:node@22.23.5 @github/copilot@1.0.40)
+newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
+  @google/gemini-cli@0.61.0 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102)
 
 if ! command -v npm >/dev/null; then
   echo "test.sh: the tests need npm, to install the pinned harnesses and their Node.js" >&2
@@ -24,11 +30,17 @@ fi
 
 # install COLUMN PKG@VERSION...: one npm prefix a column, with Node.js
 # from the node-linux-<arch> package in its node_modules/.bin beside the
-# harnesses. Done again only when the pins change.
+# harnesses. HARNESS:node@VERSION installs that Node.js into
+# <column>/HARNESS-node and makes the column's .bin/HARNESS a launcher that
+# execs it (the harness's process is still padrun's child). copilot's native
+# launcher unpacks its package on first run and then runs the newest one it
+# finds in its caches: each column unpacks its own into <column>/copilot-cache
+# (COPILOT_CACHE_HOME), so that neither column runs the other's copilot.
+# Done again only when the pins change.
 install() {
   local column=$1 dir=.cache/harness/$1
   shift
-  local pkgs=() arch
+  local pkgs=() nodes=() arch
   case "$(uname -m)" in
   x86_64) arch=x64 ;;
   aarch64 | arm64) arch=arm64 ;;
@@ -37,17 +49,31 @@ install() {
   for p in "$@"; do
     case "$p" in
     node@*) pkgs+=("node-linux-$arch@${p#node@}") ;;
+    *:node@*) nodes+=("${p%%:*}" "node-linux-$arch@${p#*:node@}") ;;
     *) pkgs+=("$p") ;;
     esac
   done
-  if [ "$(cat "$dir/.pins" 2>/dev/null)" = "${pkgs[*]}" ] && [ -x "$dir/node_modules/.bin/node" ]; then
+  if [ "$(cat "$dir/.pins" 2>/dev/null)" = "${pkgs[*]} ${nodes[*]}" ] && [ -x "$dir/node_modules/.bin/node" ]; then
     return
   fi
-  echo "test.sh: installing the $column column: ${pkgs[*]}" >&2
+  echo "test.sh: installing the $column column: ${pkgs[*]} ${nodes[*]}" >&2
   rm -rf "$dir"
   mkdir -p "$dir"
   npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --engine-strict=false "${pkgs[@]}"
-  echo "${pkgs[*]}" >"$dir/.pins"
+  local i h target
+  for ((i = 0; i < ${#nodes[@]}; i += 2)); do
+    h=${nodes[i]}
+    npm install --prefix "$dir/$h-node" --no-audit --no-fund --loglevel=error "${nodes[i + 1]}"
+    target=$(readlink "$dir/node_modules/.bin/$h") # relative to .bin
+    rm "$dir/node_modules/.bin/$h"
+    printf '#!/bin/sh\nd=$(dirname "$0")\nexec "$d/../../%s-node/node_modules/.bin/node" "$d/%s" "$@"\n' "$h" "$target" >"$dir/node_modules/.bin/$h"
+    chmod +x "$dir/node_modules/.bin/$h"
+  done
+  if [ -x "$dir/node_modules/.bin/copilot" ]; then
+    (cd "$dir" && HOME=$PWD COPILOT_HOME=$PWD/copilot-home COPILOT_CACHE_HOME=$PWD/copilot-cache \
+      COPILOT_AUTO_UPDATE=false PATH="$PWD/node_modules/.bin:$PATH" copilot --version >/dev/null)
+  fi
+  echo "${pkgs[*]} ${nodes[*]}" >"$dir/.pins"
 }
 install oldest "${oldest[@]}" &
 old=$!

@@ -16,9 +16,9 @@ import (
 )
 
 // fakeModel is a model server for the real harnesses: OpenAI chat
-// completions (pi), Anthropic messages (claude) and OpenAI responses
-// (codex), all streamed. What it answers is chosen by the last user
-// message:
+// completions (pi, qwen, copilot), Anthropic messages (claude), OpenAI
+// responses (codex) and Gemini's generateContent (gemini), all streamed.
+// What it answers is chosen by the last user message:
 //
 //	RUN:cmd         call the bash tool with cmd, then answer "done"
 //	WAITFOR:path    hold the answer until path exists
@@ -49,6 +49,7 @@ func startFakeModel(work, logFile string) (*fakeModel, error) {
 		io.WriteString(w, `{"input_tokens":10}`)
 	})
 	mux.HandleFunc("/v1/responses", m.responses)
+	mux.HandleFunc("/v1beta/models/", m.gemini)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		m.logf("%s %s unhandled", r.Method, r.URL.Path)
 		http.NotFound(w, r)
@@ -278,4 +279,77 @@ func (m *fakeModel) responses(w http.ResponseWriter, r *http.Request) {
 	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{"id": "resp_fake",
 		"usage": map[string]any{"input_tokens": 10, "input_tokens_details": nil, "output_tokens": 1, "output_tokens_details": nil, "total_tokens": 11}}})
+}
+
+// geminiContent is one turn of Gemini's generateContent request.
+type geminiContent struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Text             string          `json:"text"`
+		FunctionResponse json.RawMessage `json:"functionResponse"`
+	} `json:"parts"`
+}
+
+// gemini answers Gemini's API as gemini-cli calls it:
+// models/MODEL:streamGenerateContent?alt=sse for a turn, and
+// models/MODEL:generateContent for its side requests (the model router's
+// classifier, which wants JSON), which are answered at once and not held.
+func (m *fakeModel) gemini(w http.ResponseWriter, r *http.Request) {
+	_, method, _ := strings.Cut(r.URL.Path, ":")
+	if method == "countTokens" {
+		io.WriteString(w, `{"totalTokens":10}`)
+		return
+	}
+	var req struct {
+		Contents         []geminiContent `json:"contents"`
+		GenerationConfig struct {
+			ResponseMimeType   string          `json:"responseMimeType"`
+			ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+			ResponseSchema     json.RawMessage `json:"responseSchema"`
+		} `json:"generationConfig"`
+	}
+	json.NewDecoder(r.Body).Decode(&req)
+	gc := req.GenerationConfig
+	var rep reply
+	if gc.ResponseMimeType == "application/json" || len(gc.ResponseJSONSchema) > 0 || len(gc.ResponseSchema) > 0 {
+		m.logf("gemini %s json side request", method)
+		rep.text = `{"complexity_reasoning":"fake","complexity_score":10,"next_speaker":"user","reasoning":"fake"}`
+	} else {
+		prompt, toolResult, toolOut := "", false, ""
+		if n := len(req.Contents); n > 0 {
+			for _, p := range req.Contents[n-1].Parts {
+				if len(p.FunctionResponse) > 0 {
+					toolResult = true
+					toolOut += string(p.FunctionResponse)
+				}
+			}
+			for i := n - 1; i >= 0; i-- {
+				if c := req.Contents[i]; c.Role == "user" {
+					for _, p := range c.Parts {
+						prompt += p.Text
+					}
+					if prompt != "" {
+						break
+					}
+				}
+			}
+		}
+		rep = m.decide("gemini", prompt, toolResult, toolOut)
+	}
+	part := map[string]any{"text": rep.text}
+	if rep.bash != "" {
+		part = map[string]any{"functionCall": map[string]any{"name": "run_shell_command", "args": map[string]string{"command": rep.bash}}}
+	}
+	resp := map[string]any{
+		"candidates":    []any{map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP"}},
+		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 1, "totalTokenCount": 11},
+		"modelVersion":  "fake-model",
+	}
+	if method == "streamGenerateContent" {
+		startSSE(w)
+		sse(w, "", resp)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
 }

@@ -107,8 +107,11 @@ func TestHarnesses(t *testing.T) {
 
 // fakemodel starts the fake model server for this script and points every
 // harness at it: pi's models.json and settings.json, Claude's environment,
-// codex's config.toml. The column's harnesses and Node.js come first in
-// PATH.
+// codex's config.toml, gemini's and qwen's settings.json with their
+// environment, copilot's offline provider. Every harness gets a home of
+// its own in $WORK (gemini-home/.gemini, qwen-home, copilot-home); copilot
+// runs the package its column unpacked (COPILOT_CACHE_HOME). The column's
+// harnesses and Node.js come first in PATH.
 func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: fakemodel")
@@ -119,7 +122,10 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(m.Close)
 	agent := filepath.Join(work, "pi-agent")
 	codexHome := filepath.Join(work, "codex-home")
-	for _, d := range []string{agent, codexHome, filepath.Join(work, "claude-config")} {
+	geminiDir := filepath.Join(work, "gemini-home", ".gemini")
+	qwenHome := filepath.Join(work, "qwen-home")
+	for _, d := range []string{agent, codexHome, filepath.Join(work, "claude-config"), geminiDir, qwenHome, filepath.Join(work, "copilot-home"),
+		ts.Getenv("HOME")} { // qwen and gemini fail in a home that does not exist
 		ts.Check(os.MkdirAll(d, 0o700))
 	}
 	models := `{"providers":{"fake":{"baseUrl":"` + m.URL + `/v1","api":"openai-completions","apiKey":"fake-key","compat":{"supportsDeveloperRole":false,"supportsReasoningEffort":false},"models":[{"id":"fake-model","contextWindow":128000,"maxTokens":4096}]}}}`
@@ -128,12 +134,23 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(filepath.Join(agent, "models.json"), []byte(models), 0o600))
 	ts.Check(os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o600))
 	ts.Check(os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig), 0o600))
+	// gemini: an API key with GOOGLE_GEMINI_BASE_URL (the "gateway" auth
+	// that the URL alone selects is refused in print mode); no telemetry,
+	// no update check.
+	geminiSettings := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}`
+	ts.Check(os.WriteFile(filepath.Join(geminiDir, "settings.json"), []byte(geminiSettings), 0o600))
+	qwenSettings := `{"security":{"auth":{"selectedType":"openai"}},"model":{"name":"fake-model"},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}`
+	ts.Check(os.WriteFile(filepath.Join(qwenHome, "settings.json"), []byte(qwenSettings), 0o600))
 	for k, v := range map[string]string{
 		"MODEL_URL": m.URL, "PI_CODING_AGENT_DIR": agent, "PI_OFFLINE": "1", "PI_TELEMETRY": "0",
 		"ANTHROPIC_BASE_URL": m.URL, "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_TELEMETRY": "1", "CLAUDE_CONFIG_DIR": filepath.Join(work, "claude-config"),
 		"CODEX_HOME": codexHome, "FAKE_KEY": "fake", "TERM": "xterm-256color",
-		"PATH": ts.Getenv("HARNESS_BIN") + string(filepath.ListSeparator) + ts.Getenv("PATH"),
+		"GEMINI_CLI_HOME": filepath.Dir(geminiDir), "GOOGLE_GEMINI_BASE_URL": m.URL, "GEMINI_API_KEY": "fake",
+		"GEMINI_CLI_TRUST_WORKSPACE": "true", "QWEN_HOME": qwenHome, "OPENAI_BASE_URL": m.URL + "/v1", "OPENAI_API_KEY": "fake", "OPENAI_MODEL": "fake-model",
+		"COPILOT_HOME": filepath.Join(work, "copilot-home"), "COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": m.URL + "/v1",
+		"COPILOT_MODEL": "fake-model", "COPILOT_AUTO_UPDATE": "false",
+		"COPILOT_CACHE_HOME": filepath.Join(ts.Getenv("HARNESS_DIR"), "copilot-cache"), "PATH": ts.Getenv("HARNESS_BIN") + string(filepath.ListSeparator) + ts.Getenv("PATH"),
 	} {
 		setenv(ts, k, v)
 	}
