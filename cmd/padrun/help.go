@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // The help text is data: the same verbs, flags and variables make the help,
@@ -17,11 +18,12 @@ import (
 
 const summary = "run an AI coding-agent harness as the only live writer of its session files"
 
-const description = `Runs COMMAND as a supervised child that is the only live writer of its
-session files. The files come from the harness's command line (pi, claude,
-codex) and from --guard. A file held by another live session is refused
+// description is padrun's own, its harnesses named as padrun knows them.
+var description = wrap(`Runs COMMAND as a supervised child that is the only live writer of its
+session files. The files come from the harness's command line
+(`+strings.Join(harness.Names(), ", ")+`) and from --guard. A file held by another live session is refused
 (exit 75), or waited for with --wait. Everything after --, or from the first
-word that is not a flag, belongs to the child and is passed untouched.
+word that is not a flag, belongs to the child and is passed untouched.`, 76) + `
 
 The session is the child and every process it starts. When the child exits,
 what it left running gets TERM, then KILL after --grace, and padrun says so;

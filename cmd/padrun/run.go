@@ -82,7 +82,7 @@ type runFlags struct {
 
 func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Guards, "guard", nil, "guard the session file `PATH` too (repeatable)")
-	fs.StringVar(&f.Harness, "harness", "", "read the command line as `NAME`'s: pi, claude, codex or none (default: by command name)")
+	fs.StringVar(&f.Harness, "harness", "", "read the command line as `NAME`'s: "+harness.List(append(harness.Names(), harness.None), "or")+" (default: by command name)")
 	fs.StringVar(&f.Agent, "agent", "", "record the agent `NAME`")
 	durationVar(fs, &f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse (a bare number is seconds)")
 	durationVar(fs, &f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124; a bare number is seconds)")
