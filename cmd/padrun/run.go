@@ -90,7 +90,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off; else at least 1s)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
-	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
+	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into "+harness.List(harness.Companions(), "or")+": session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
 	f.logs.addFlags(fs)

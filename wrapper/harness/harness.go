@@ -150,6 +150,17 @@ func Names() []string {
 	return out
 }
 
+// Companions lists the harnesses that have a companion, in declared order.
+func Companions() []string {
+	var out []string
+	for _, a := range adapters {
+		if a.Companion != nil {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
 // Agent is the agent name recorded for a run of the harness name when none
 // is given; empty for None and unknown names.
 func Agent(name string) string {
