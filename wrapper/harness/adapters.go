@@ -16,6 +16,10 @@ var piExtension []byte
 var adapters = []Adapter{
 	{
 		Name: "pi", Agent: "pi", read: pi,
+		Env: []EnvVar{
+			{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
+			{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
+		},
 		Sessions: Sessions{
 			Folder:  "--session-dir, $PI_CODING_AGENT_SESSION_DIR, sessionDir in settings.json, else <agentDir>/sessions/<enc(cwd)>/",
 			Pattern: "*.jsonl",
@@ -34,6 +38,7 @@ var adapters = []Adapter{
 	},
 	{
 		Name: "claude", Agent: "claude-code", read: claude,
+		Env: []EnvVar{{"CLAUDE_CONFIG_DIR", "Claude Code's folder (default ~/.claude)"}},
 		Sessions: Sessions{
 			Folder:  "$CLAUDE_CONFIG_DIR (else ~/.claude)/projects/<enc(cwd)>/",
 			Pattern: "*.jsonl",
@@ -52,6 +57,7 @@ var adapters = []Adapter{
 	},
 	{
 		Name: "codex", Agent: "codex", read: codex,
+		Env: []EnvVar{{"CODEX_HOME", "codex's folder (default ~/.codex)"}},
 		Sessions: Sessions{
 			Folder:  "$CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/",
 			Pattern: "rollout-*.jsonl", Depth: 3,

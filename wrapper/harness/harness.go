@@ -12,6 +12,8 @@
 //     name recorded when none is given;
 //   - read, its argv rules: a func(argv, Env) Plan in its own file, quoting
 //     the shipped code it mirrors with its version;
+//   - Env, the variables read reads, named in padrun's help
+//     (TestHelp_NamesEveryVariable checks them against the code);
 //   - Sessions: its session folder(s), file pattern and depth (what read's
 //     Watch names), and how it ranks its sessions for "the latest";
 //   - Packages, the npm packages it ships in, and Oldest and Newest, the
@@ -105,6 +107,7 @@ type Adapter struct {
 	// read reads argv and the environment as the harness does.
 	read     func(argv []string, env Env) Plan
 	Sessions Sessions
+	Env      []EnvVar // the variables read reads, for padrun's help
 	// Packages are the npm packages the harness ships in, read for its
 	// version; Oldest and Newest are the releases it is tested against
 	// (test.sh's oldest and newest columns).
@@ -118,6 +121,9 @@ type Adapter struct {
 	// harness: what reads it without writing it; nil when nothing does.
 	Held func(quotedFile string) string
 }
+
+// EnvVar is a variable an adapter reads, and what it means.
+type EnvVar struct{ Name, Desc string }
 
 // Sessions is where a harness keeps its session files and how it ranks
 // them.
