@@ -3,7 +3,6 @@ package wrapper
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -14,11 +13,6 @@ import (
 	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/wrapper/harness"
 )
-
-// piCompanion is the extension padrun loads into pi (SPEC 4.5).
-//
-//go:embed companion/pi.js
-var piCompanion []byte
 
 // writeCompanion puts a companion into dir, the user's own 0700 folder,
 // named by padrun's version and its content, and returns its path. An
@@ -46,31 +40,33 @@ func writeCompanion(dir, name string, b []byte) (string, error) {
 // written where only the user can change it, and the argv that loads it.
 // It returns the control folder, or "" when no companion runs.
 func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
-	name := harness.Companion(*plan)
-	if name == "" {
+	c := harness.CompanionOf(*plan)
+	if c == nil {
 		return "", nil
 	}
+	name := plan.Harness
 	if s.o.NoCompanion {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
 	dir, err := controlDir()
-	if err == nil && name == "pi" {
-		var path string
-		if path, err = writeCompanion(dir, "pi-companion", piCompanion); err == nil {
-			plan.Argv = harness.WithPiCompanion(plan.Argv, path)
-		}
+	var load harness.Load
+	if err == nil && c.Script != nil {
+		load.Script, err = writeCompanion(dir, c.ScriptName, c.Script)
 	}
-	if err == nil && name == "claude" {
+	if err == nil && c.Hook != "" {
 		var self string
 		if self, err = selfPath(); err == nil {
-			argv, ok := harness.WithClaudeCompanion(plan.Argv, harness.ShellQuote(self)+" companion claude-hook")
-			if !ok {
-				s.o.Log.Warn().Msg("claude is given --settings of its own: padrun cannot add its hooks, so session switches inside claude are unguarded")
-				return "", nil
-			}
-			plan.Argv = argv
+			load.Hook = harness.ShellQuote(self) + " " + c.Hook
 		}
+	}
+	if err == nil {
+		argv, ok := c.Argv(plan.Argv, load)
+		if !ok {
+			s.o.Log.Warn().Msg(c.Conflict + ", so session switches inside " + name + " are unguarded")
+			return "", nil
+		}
+		plan.Argv = argv
 	}
 	if err != nil {
 		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),

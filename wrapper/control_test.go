@@ -22,6 +22,7 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // testSession is a run's state as Run leaves it once the child started,
@@ -205,6 +206,8 @@ func TestControlDir_RefusesUnsafeFolders(t *testing.T) {
 
 func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
 	dir := testControlDir(t)
+	pi, _ := harness.Lookup("pi")
+	piCompanion := pi.Companion.Script
 	p, err := writeCompanion(dir, "pi-companion", piCompanion)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // DefaultGreeting is how long a companion has to greet its padrun (SPEC
@@ -33,7 +35,7 @@ const DefaultGreeting = 20 * time.Second
 // --fork writes its fork before it loads extensions (pi 1.6.0 main.js,
 // createSessionManager before createRuntime).
 type greeting struct {
-	harness     string        // pi or claude
+	harness     string        // the harness whose companion it is
 	loadedBy    string        // how padrun asked the harness to load it
 	wait        time.Duration // the clock
 	interactive bool          // the clock waits for the first claimed file
@@ -50,9 +52,6 @@ type greeting struct {
 	later     string // the warning, said after the harness's screen
 }
 
-// companionLoads says how padrun asks each companion's harness to load it.
-var companionLoads = map[string]string{"pi": "-e", "claude": "--settings"}
-
 // armGreeting starts following the companion of this run, if one was asked
 // for, before the watch starts.
 func (s *session) armGreeting(r *run) {
@@ -63,8 +62,9 @@ func (s *session) armGreeting(r *run) {
 	if wait <= 0 {
 		wait = DefaultGreeting
 	}
-	interactive := r.plan.Mode == "interactive"
-	s.greet = &greeting{harness: r.companion, loadedBy: companionLoads[r.companion], wait: wait,
+	interactive := r.plan.Mode == harness.ModeInteractive
+	a, _ := harness.Lookup(r.companion)
+	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
 		interactive: interactive, deferWarn: interactive && isTerminal(s.o.Stderr)}
 }
 

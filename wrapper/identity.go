@@ -165,7 +165,7 @@ func resolveAgent(flag, cwd, harnessName string) (string, error) {
 	if a := os.Getenv("PAD_AGENT"); a != "" {
 		return a, nil
 	}
-	return harness.Agents[harnessName], nil
+	return harness.Agent(harnessName), nil
 }
 
 // maxPadTOML bounds the read of a .pad.toml: pad's are a few lines.

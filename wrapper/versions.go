@@ -90,7 +90,7 @@ func ownDir(dir string) bool {
 // an interactive harness on a terminal has ended: its screen may have drawn
 // over the first, which is given only once per release.
 func remindUntested(o Options, r *run) func() {
-	if r.untested == "" || r.plan.Mode != "interactive" || !isTerminal(o.Stderr) {
+	if r.untested == "" || r.plan.Mode != harness.ModeInteractive || !isTerminal(o.Stderr) {
 		return func() {}
 	}
 	return func() { o.Log.Warn().Msg(r.untested) }

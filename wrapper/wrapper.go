@@ -238,7 +238,7 @@ type run struct {
 	// one, when it was given.
 	untested string
 
-	companion string // the companion asked for (pi, claude), or ""
+	companion string // the harness whose companion was asked for, or ""
 }
 
 // prepare resolves what the run guards and how, and readies the session:
@@ -435,7 +435,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 // before it started may have been drawn over by its screen, and scrolled out
 // of sight; said again after it, it stays in view.
 func remindUnknown(o Options, plan harness.Plan) func() {
-	if plan.Unknown == "" || plan.Mode != "interactive" || !isTerminal(o.Stderr) {
+	if plan.Unknown == "" || plan.Mode != harness.ModeInteractive || !isTerminal(o.Stderr) {
 		return func() {}
 	}
 	return func() {

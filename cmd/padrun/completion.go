@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // The completion scripts are written from the same verbs and flags as the
@@ -38,7 +39,7 @@ func valueKind(name string) (kind string, words []string) {
 	case "cwd":
 		return "dir", nil
 	case "harness":
-		return "words", []string{"pi", "claude", "codex", "none"}
+		return "words", append(harness.Names(), harness.None)
 	case "log-level":
 		return "words", []string{"debug", "info", "warn", "error"}
 	case "log-format":

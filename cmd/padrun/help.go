@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // The help text is data: the same verbs, flags and variables make the help,
@@ -17,11 +19,12 @@ import (
 
 const summary = "run an AI coding-agent harness as the only live writer of its session files"
 
-const description = `Runs COMMAND as a supervised child that is the only live writer of its
-session files. The files come from the harness's command line (pi, claude,
-codex) and from --guard. A file held by another live session is refused
+// description is padrun's own, its harnesses named as padrun knows them.
+var description = wrap(`Runs COMMAND as a supervised child that is the only live writer of its
+session files. The files come from the harness's command line
+(`+strings.Join(harness.Names(), ", ")+`) and from --guard. A file held by another live session is refused
 (exit 75), or waited for with --wait. Everything after --, or from the first
-word that is not a flag, belongs to the child and is passed untouched.
+word that is not a flag, belongs to the child and is passed untouched.`, 76) + `
 
 The session is the child and every process it starts. When the child exits,
 what it left running gets TERM, then KILL after --grace, and padrun says so;
@@ -34,7 +37,7 @@ type envVar struct{ name, desc string }
 
 // envVars lists every variable padrun reads (TestHelp_NamesEveryVariable
 // checks this against the code).
-var envVars = []envVar{
+var envVars = slices.Concat([]envVar{
 	{"PADRUN_REGISTRY_DIR", "the registry folder (default ~/.pad/sessions)"},
 	{"PADRUN_LOG_LEVEL", "log level, as --log-level"},
 	{"PADRUN_LOG_FORMAT", "log format, as --log-format"},
@@ -42,16 +45,25 @@ var envVars = []envVar{
 	{"PADRUN_ETCD", "etcd's endpoints, as --etcd"},
 	{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
 	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
-	{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
-	{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
-	{"CLAUDE_CONFIG_DIR", "Claude Code's folder (default ~/.claude)"},
-	{"CODEX_HOME", "codex's folder (default ~/.codex)"},
+}, harnessEnv(), []envVar{
 	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's hook) claims files through"},
 	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets (else a padrun-UID folder in the temp folder)"},
 	{"XDG_STATE_HOME", "padrun's state folder is its padrun/ (else ~/.local/state/padrun): the untested harness releases it warned about"},
 	{"PATH", "where COMMAND is looked up"},
 	{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
 	{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},
+})
+
+// harnessEnv is what the harnesses' adapters read of the environment.
+func harnessEnv() []envVar {
+	var out []envVar
+	for _, name := range harness.Names() {
+		a, _ := harness.Lookup(name)
+		for _, v := range a.Env {
+			out = append(out, envVar{v.Name, v.Desc})
+		}
+	}
+	return out
 }
 
 // exitStatuses are padrun's exit statuses, for people.

@@ -94,7 +94,7 @@ func holderLine(m *marker.Marker, now time.Time) string {
 	var in []string
 	if m.ChildPid > 0 {
 		child := "child "
-		if m.Harness != "" && m.Harness != "none" {
+		if m.Harness != "" && m.Harness != harness.None {
 			child += m.Harness + " "
 		}
 		in = append(in, fmt.Sprintf("%spid %d", child, m.ChildPid))
@@ -122,8 +122,10 @@ func hint(e *marker.HeldError, queue []string) string {
 		return "check it with: padrun status " + harness.ShellQuote(e.File) + "; if no session uses it: padrun unlock --force " + harness.ShellQuote(e.File)
 	}
 	fork := ""
-	if e.Holder != nil && e.Holder.Harness == "pi" {
-		fork = "fork it instead (pi --fork " + harness.ShellQuote(e.File) + "), or "
+	if e.Holder != nil {
+		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
+			fork = a.Held(harness.ShellQuote(e.File)) + ", or "
+		}
 	}
 	if len(queue) == 0 {
 		return fork + "queue with --wait 10m"

@@ -83,7 +83,7 @@ type runFlags struct {
 
 func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Guards, "guard", nil, "guard the session file `PATH` too (repeatable)")
-	fs.StringVar(&f.Harness, "harness", "", "read the command line as `NAME`'s: pi, claude, codex or none (default: by command name)")
+	fs.StringVar(&f.Harness, "harness", "", "read the command line as `NAME`'s: "+harness.List(append(harness.Names(), harness.None), "or")+" (default: by command name)")
 	fs.StringVar(&f.Agent, "agent", "", "record the agent `NAME`")
 	durationVar(fs, &f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse (a bare number is seconds)")
 	durationVar(fs, &f.Timeout, "timeout", 0, "end the child after `DURATION` (exit 124; a bare number is seconds)")
@@ -91,7 +91,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	durationVar(fs, &f.Heartbeat, "heartbeat", wrapper.DefaultHeartbeat, "refresh the marker every `DURATION` for other machines, which take over 3 intervals after a crash (0: off; else at least 1s)")
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
-	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into pi or claude: session switches inside the harness are then unguarded")
+	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into "+harness.List(harness.Companions(), "or")+": session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
 	f.etcd.addFlags(fs)

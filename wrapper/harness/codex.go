@@ -82,11 +82,11 @@ func parseCodex(argv []string) codexArgs {
 // codex reads codex's command line (SPEC 4.3).
 func codex(argv []string, env Env) Plan {
 	a := parseCodex(argv)
-	p := Plan{Argv: argv, Mode: "interactive"}
+	p := Plan{Argv: argv, Mode: ModeInteractive}
 	if a.exec {
-		p.Mode = "print"
+		p.Mode = ModePrint
 		if a.json {
-			p.Mode = "json"
+			p.Mode = ModeJSON
 		}
 	}
 	if a.info || a.ephemeral {

@@ -6,20 +6,65 @@ import (
 	"strings"
 )
 
-// Companion names the companion a run of this harness can load (SPEC 4.5):
-// "pi" or "claude"; empty when the harness has none or the run opens no
-// session (help, package commands).
-func Companion(p Plan) string {
-	switch {
-	case p.Harness == "pi" && len(p.Argv) > 0 && !parsePi(p.Argv).info:
-		return "pi"
-	case p.Harness == "claude" && p.Mode != "" && !parseClaude(p.Argv).background:
-		// --bg: claude's daemon runs the session after padrun has gone; a
-		// hook there could reach no padrun, and argv stays untouched.
-		return "claude"
-	}
-	return ""
+// CompanionSpec is what a harness loads of padrun's (SPEC 4.5): a script it
+// runs in its own process, or a hook that runs padrun again.
+type CompanionSpec struct {
+	// LoadedBy is the flag that asks the harness to load it, named when
+	// the companion never greets.
+	LoadedBy string
+	// CanCancel: the companion cancels a switch into a held session (pi's
+	// session_before_switch); else a refused claim ends the harness.
+	CanCancel bool
+	// Script, when set, is written into padrun's control folder as
+	// ScriptName-VERSION-HASH.js and loaded from there.
+	Script     []byte
+	ScriptName string
+	// Hook, when set, is the padrun command line (after padrun's own path)
+	// the harness's hooks run.
+	Hook string
+	// Conflict is the warning when argv leaves no room to load the
+	// companion (claude's own --settings).
+	Conflict string
+	load     func(argv []string, l Load) ([]string, bool)
+	wanted   func(p Plan) bool // whether this run loads it
 }
+
+// Load is what loads a companion: the script's path, once written, and the
+// hook's shell command.
+type Load struct {
+	Script, Hook string
+}
+
+// Argv returns argv with the companion loaded; ok is false when the
+// companion cannot be loaded into it (see Conflict).
+func (c *CompanionSpec) Argv(argv []string, l Load) (out []string, ok bool) {
+	return c.load(argv, l)
+}
+
+// Companion names the harness whose companion a run loads (SPEC 4.5);
+// empty when the harness has none or the run opens no session (help,
+// package commands).
+func Companion(p Plan) string {
+	if CompanionOf(p) == nil {
+		return ""
+	}
+	return p.Harness
+}
+
+// CompanionOf is the companion a run loads; nil when Companion is empty.
+func CompanionOf(p Plan) *CompanionSpec {
+	if a, ok := Lookup(p.Harness); ok && a.Companion != nil && a.Companion.wanted(p) {
+		c := *a.Companion
+		return &c
+	}
+	return nil
+}
+
+func piCompanionWanted(p Plan) bool { return len(p.Argv) > 0 && !parsePi(p.Argv).info }
+
+// --bg: claude's daemon runs the session after padrun has gone; a hook
+// there could reach no padrun, and argv stays untouched.
+func claudeCompanionWanted(p Plan) bool { return p.Mode != "" && !parseClaude(p.Argv).background }
 
 // WithPiCompanion returns pi's argv with the extension at path loaded
 // first: explicit -e paths load even under --no-extensions.

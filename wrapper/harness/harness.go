@@ -4,6 +4,27 @@
 // Each adapter mirrors its harness's own argument parser closely enough to
 // find the flags that choose a session file, and leaves every other argument
 // alone. What was checked against the real CLIs is in SPEC section 4.
+//
+// A harness is one Adapter value, declared in adapters.go; nothing outside
+// this package knows a harness by its name. A new harness provides, in this
+// folder (TestAdapters_Complete refuses a declaration that lacks one):
+//   - Name, the command's base name that selects it, and Agent, the agent
+//     name recorded when none is given;
+//   - read, its argv rules: a func(argv, Env) Plan in its own file, quoting
+//     the shipped code it mirrors with its version;
+//   - Env, the variables read reads, named in padrun's help
+//     (TestHelp_NamesEveryVariable checks them against the code);
+//   - Sessions: its session folder(s), file pattern and depth (what read's
+//     Watch names), and how it ranks its sessions for "the latest";
+//   - Packages, the npm packages it ships in, and Oldest and Newest, the
+//     releases test.sh installs (TestVersions_MatchTestSh keeps them equal);
+//   - MarkerSuffix, its markers' name rule (marker.MarkerSuffix unless the
+//     harness's own listing or cleanup would take that name for its own);
+//   - Companion, when it has one: how argv loads it, the greeting's flag,
+//     whether it can cancel a switch, and when a run loads it;
+//   - Held, when the harness can go on from a held session without writing
+//     it (pi --fork): the hint of the refusal;
+//   - testdata scripts in cmd/padrun/testdata/harness for both columns.
 package harness
 
 import (
@@ -66,24 +87,99 @@ type Env struct {
 	Version string
 }
 
-// Agents maps a harness to the agent name recorded when none is given.
-var Agents = map[string]string{"pi": "pi", "claude": "claude-code", "codex": "codex"}
+// Modes a plan records (Plan.Mode); empty when the run opens no session.
+const (
+	ModePrint       = "print"
+	ModeJSON        = "json"
+	ModeRPC         = "rpc"
+	ModeInteractive = "interactive"
+)
 
-// adapter is one harness: how it reads argv, the npm packages it ships in,
-// and the releases it is tested against (test.sh's oldest and newest
-// columns; TestVersions_MatchTestSh keeps them equal).
-type adapter struct {
-	read           func(argv []string, env Env) Plan
-	packages       []string
-	oldest, newest string
+// None is the harness of a command padrun knows nothing of: it guards only
+// what --guard names.
+const None = "none"
+
+// Adapter is one harness: everything padrun knows of it. The package doc
+// lists what a new one provides.
+type Adapter struct {
+	Name  string
+	Agent string // the agent name recorded when none is given
+	// read reads argv and the environment as the harness does.
+	read     func(argv []string, env Env) Plan
+	Sessions Sessions
+	Env      []EnvVar // the variables read reads, for padrun's help
+	// Packages are the npm packages the harness ships in, read for its
+	// version; Oldest and Newest are the releases it is tested against
+	// (test.sh's oldest and newest columns).
+	Packages       []string
+	Oldest, Newest string
+	// MarkerSuffix ends the name of a marker beside one of its session
+	// files; every harness uses marker.MarkerSuffix today.
+	MarkerSuffix string
+	Companion    *CompanionSpec // nil: the harness has none
+	// Held is the refusal's hint for a held file (shell-quoted) of this
+	// harness: what reads it without writing it; nil when nothing does.
+	Held func(quotedFile string) string
 }
 
-var adapters = map[string]adapter{
-	"pi": {read: pi, packages: []string{"@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"},
-		oldest: "0.74.2", newest: "1.6.0"},
-	"claude": {read: claude, packages: []string{"@anthropic-ai/claude-code"}, oldest: "2.1.197", newest: "2.1.332"},
-	"codex":  {read: codex, packages: []string{"@openai/codex"}, oldest: "0.171.0", newest: "0.171.0"},
-	"none":   {read: func(argv []string, _ Env) Plan { return Plan{Harness: "none", Argv: argv} }},
+// EnvVar is a variable an adapter reads, and what it means.
+type EnvVar struct{ Name, Desc string }
+
+// Sessions is where a harness keeps its session files and how it ranks
+// them.
+type Sessions struct {
+	Folder  string // for people: the folder, and what moves it
+	Pattern string // a session file's name, as read's Watch matches it
+	Depth   int    // folders below the session folder (codex keeps YYYY/MM/DD)
+	Ranking string // how the harness picks its latest session
+}
+
+// Lookup returns the adapter named name, None's included.
+func Lookup(name string) (Adapter, bool) {
+	for _, a := range adapters {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Adapter{}, false
+}
+
+// Names lists the harnesses padrun knows, in their declared order, None
+// not among them.
+func Names() []string {
+	var out []string
+	for _, a := range adapters {
+		if a.Name != None {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Companions lists the harnesses that have a companion, in declared order.
+func Companions() []string {
+	var out []string
+	for _, a := range adapters {
+		if a.Companion != nil {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Agent is the agent name recorded for a run of the harness name when none
+// is given; empty for None and unknown names.
+func Agent(name string) string {
+	a, _ := Lookup(name)
+	return a.Agent
+}
+
+// List names harnesses for people: "pi, claude or codex" with and "or".
+func List(names []string, and string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + and + " " + names[len(names)-1]
 }
 
 // Resolve picks the adapter named by name, or by the command's base name
@@ -91,13 +187,13 @@ var adapters = map[string]adapter{
 func Resolve(name string, argv []string, env Env) (Plan, error) {
 	if name == "" {
 		name = filepath.Base(argv[0])
-		if _, ok := Agents[name]; !ok {
-			name = "none"
+		if _, ok := Lookup(name); !ok {
+			name = None
 		}
 	}
-	ad, ok := adapters[name]
+	ad, ok := Lookup(name)
 	if !ok {
-		return Plan{}, fmt.Errorf("harness: unknown harness %q (want pi, claude, codex or none)", name)
+		return Plan{}, fmt.Errorf("harness: unknown harness %q (want %s)", name, List(append(Names(), None), "or"))
 	}
 	if env.Getenv == nil {
 		env.Getenv = func(string) string { return "" }
@@ -106,7 +202,7 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 		env.Now = time.Now()
 	}
 	if env.Version == "" {
-		env.Version = installedVersion(argv[0], env, ad.packages)
+		env.Version = installedVersion(argv[0], env, ad.Packages)
 	}
 	p := ad.read(slices.Clone(argv), env)
 	if p.Err != nil {

@@ -21,17 +21,12 @@ type Tested struct {
 // TestedVersions lists every harness's tested releases, by harness name.
 func TestedVersions() []Tested {
 	var out []Tested
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range adapters {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		if a := adapters[name]; a.newest != "" {
-			out = append(out, Tested{Harness: name, Oldest: a.oldest, Newest: a.newest})
+	for _, a := range adapters {
+		if a.Newest != "" {
+			out = append(out, Tested{Harness: a.Name, Oldest: a.Oldest, Newest: a.Newest})
 		}
 	}
+	slices.SortFunc(out, func(a, b Tested) int { return strings.Compare(a.Harness, b.Harness) })
 	return out
 }
 
@@ -39,21 +34,21 @@ func TestedVersions() []Tested {
 // the tested ones: newer than the newest tested major.minor, or older than
 // the oldest. Empty when it is tested, or when its version is unknown.
 func Untested(p Plan) string {
-	a, ok := adapters[p.Harness]
-	if !ok || a.newest == "" || p.Version == "" {
+	a, ok := Lookup(p.Harness)
+	if !ok || a.Newest == "" || p.Version == "" {
 		return ""
 	}
 	v, ok := parseVersion(p.Version)
 	if !ok {
 		return ""
 	}
-	newest, _ := parseVersion(a.newest)
-	oldest, _ := parseVersion(a.oldest)
+	newest, _ := parseVersion(a.Newest)
+	oldest, _ := parseVersion(a.Oldest)
 	switch {
 	case compareMinor(v, newest) > 0:
-		return fmt.Sprintf("%s %s is newer than %s %s, the newest release padrun is tested with: padrun reads its command line by %s's rules", p.Harness, p.Version, p.Harness, a.newest, a.newest)
+		return fmt.Sprintf("%s %s is newer than %s %s, the newest release padrun is tested with: padrun reads its command line by %s's rules", p.Harness, p.Version, p.Harness, a.Newest, a.Newest)
 	case compare(v, oldest) < 0:
-		return fmt.Sprintf("%s %s is older than %s %s, the oldest release padrun is tested with: padrun reads its command line by %s's rules", p.Harness, p.Version, p.Harness, a.oldest, a.oldest)
+		return fmt.Sprintf("%s %s is older than %s %s, the oldest release padrun is tested with: padrun reads its command line by %s's rules", p.Harness, p.Version, p.Harness, a.Oldest, a.Oldest)
 	}
 	return ""
 }

@@ -32,7 +32,7 @@ func TestVersions_MatchTestSh(t *testing.T) {
 		t.Errorf("tested versions of %d harnesses, want pi, claude and codex: %v", len(tested), tested)
 	}
 	for _, tv := range tested {
-		pkg := adapters[tv.Harness].packages[0]
+		pkg := must(Lookup(tv.Harness)).Packages[0]
 		if got := pins["oldest"][pkg]; got != tv.Oldest {
 			t.Errorf("%s: test.sh's oldest column pins %s@%s, the adapter declares %s", tv.Harness, pkg, got, tv.Oldest)
 		}
@@ -119,10 +119,10 @@ func TestUntested(t *testing.T) {
 func BenchmarkInstalledVersion(b *testing.B) {
 	bin, _ := filepath.Abs(filepath.Join("..", "..", ".cache", "harness", "newest", "node_modules", ".bin"))
 	env := Env{Getenv: func(k string) string { return map[string]string{"PATH": "/usr/local/bin:/usr/bin:" + bin}[k] }, Cwd: "/"}
-	if installedVersion("pi", env, adapters["pi"].packages) == "" {
+	if installedVersion("pi", env, must(Lookup("pi")).Packages) == "" {
 		b.Skip("the newest column is not installed")
 	}
 	for b.Loop() {
-		installedVersion("pi", env, adapters["pi"].packages)
+		installedVersion("pi", env, must(Lookup("pi")).Packages)
 	}
 }

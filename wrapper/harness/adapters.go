@@ -1,0 +1,74 @@
+package harness
+
+import (
+	_ "embed"
+
+	"github.com/padrun/padrun/marker"
+)
+
+// piExtension is the companion padrun loads into pi (SPEC 4.5).
+//
+//go:embed companion/pi.js
+var piExtension []byte
+
+// adapters are the harnesses padrun knows, in the order people read them,
+// None last.
+var adapters = []Adapter{
+	{
+		Name: "pi", Agent: "pi", read: pi,
+		Env: []EnvVar{
+			{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
+			{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
+		},
+		Sessions: Sessions{
+			Folder:  "--session-dir, $PI_CODING_AGENT_SESSION_DIR, sessionDir in settings.json, else <agentDir>/sessions/<enc(cwd)>/",
+			Pattern: "*.jsonl",
+			Ranking: "-c: the newest by mtime; an id prefix: by last activity (pirank.go)",
+		},
+		Packages: []string{"@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"},
+		Oldest:   "0.74.2", Newest: "1.6.0",
+		MarkerSuffix: marker.MarkerSuffix,
+		Companion: &CompanionSpec{
+			LoadedBy: "-e", CanCancel: true,
+			Script: piExtension, ScriptName: "pi-companion",
+			load:   func(argv []string, l Load) ([]string, bool) { return WithPiCompanion(argv, l.Script), true },
+			wanted: piCompanionWanted,
+		},
+		Held: func(f string) string { return "fork it instead (pi --fork " + f + ")" },
+	},
+	{
+		Name: "claude", Agent: "claude-code", read: claude,
+		Env: []EnvVar{{"CLAUDE_CONFIG_DIR", "Claude Code's folder (default ~/.claude)"}},
+		Sessions: Sessions{
+			Folder:  "$CLAUDE_CONFIG_DIR (else ~/.claude)/projects/<enc(cwd)>/",
+			Pattern: "*.jsonl",
+			Ranking: "-c: the newest by mtime; -p -r TITLE: by title (claudetitle.go)",
+		},
+		Packages: []string{"@anthropic-ai/claude-code"},
+		Oldest:   "2.1.197", Newest: "2.1.332",
+		MarkerSuffix: marker.MarkerSuffix,
+		Companion: &CompanionSpec{
+			// A SessionStart hook cannot cancel: a refused claim ends claude.
+			LoadedBy: "--settings", Hook: "companion claude-hook",
+			load:     func(argv []string, l Load) ([]string, bool) { return WithClaudeCompanion(argv, l.Hook) },
+			wanted:   claudeCompanionWanted,
+			Conflict: "claude is given --settings of its own: padrun cannot add its hooks",
+		},
+	},
+	{
+		Name: "codex", Agent: "codex", read: codex,
+		Env: []EnvVar{{"CODEX_HOME", "codex's folder (default ~/.codex)"}},
+		Sessions: Sessions{
+			Folder:  "$CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/",
+			Pattern: "rollout-*.jsonl", Depth: 3,
+			Ranking: "resume --last: codex's own state database, which padrun cannot read",
+		},
+		Packages: []string{"@openai/codex"},
+		Oldest:   "0.171.0", Newest: "0.171.0",
+		MarkerSuffix: marker.MarkerSuffix,
+	},
+	{
+		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
+		MarkerSuffix: marker.MarkerSuffix,
+	},
+}
