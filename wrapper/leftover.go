@@ -19,15 +19,17 @@ type childInfo struct {
 
 // lockFds lists the descriptors of the session's locks, for the child to
 // inherit: while any process holding one lives, the kernel keeps its file
-// locked, even after padrun is killed.
+// locked, even after padrun is killed. The follower may be taking a lock
+// at the same time: s.mu keeps the list whole.
 func (s *session) lockFds() []uintptr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var fds []uintptr
 	for _, l := range s.locks {
 		if fd, ok := l.Fd(); ok {
 			fds = append(fds, fd)
 		}
 		fds = append(fds, l.InodeFds()...) // the session file's own inode, under any name
-
 	}
 	return fds
 }

@@ -24,9 +24,12 @@ func TestNoBypass_Flags(t *testing.T) {
 	// Each of these chooses what to guard or how to run; none skips the lock,
 	// the marker or the verdict. --no-companion leaves switches inside the
 	// harness unguarded (SPEC 4.5, said on stderr); the session it starts with
-	// is guarded all the same.
-	want := []string{"agent", "grace", "guard", "harness", "heartbeat", "log-file", "log-format",
-		"log-level", "no-companion", "no-pin", "pty", "record", "strict", "timeout", "wait"}
+	// is guarded all the same. The --etcd flags add a hold across machines
+	// beside the local one, never instead of it (SPEC 15); --session-key
+	// names its key.
+	want := []string{"agent", "etcd", "etcd-cacert", "etcd-cert", "etcd-key", "etcd-prefix", "etcd-ttl", "etcd-user",
+		"grace", "guard", "harness", "heartbeat", "log-file", "log-format",
+		"log-level", "no-companion", "no-pin", "pty", "record", "session-key", "strict", "timeout", "wait"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("run flags %v, want %v: review any new flag against SPEC section 7", got, want)
@@ -78,6 +81,11 @@ func TestNoBypass_Environment(t *testing.T) {
 		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
 		// padrun's state folder: the untested harness releases it warned about.
 		"XDG_STATE_HOME": true,
+		// etcd's endpoints: a hold across machines beside the local one.
+		"PADRUN_ETCD": true,
+		// pi 1.x's -r --name, handed to the companion to set once the pick
+		// is held; removed from what the child inherits otherwise.
+		"PADRUN_PI_NAME": true,
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}
