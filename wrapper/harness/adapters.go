@@ -83,6 +83,18 @@ var adapters = []Adapter{
 		MarkerSuffix: marker.MarkerSuffix,
 	},
 	{
+		Name: "copilot", Agent: "copilot", read: copilot,
+		Env: []EnvVar{{"COPILOT_HOME", "Copilot CLI's folder (default ~/.copilot)"}},
+		Sessions: Sessions{
+			Folder:  "$COPILOT_HOME (else ~/.copilot)/session-state/<id>/",
+			Pattern: "events.jsonl", Depth: 1,
+			Ranking: "--continue, names, prefixes: copilot's own database, which padrun cannot read (the one session there is, else unknown)",
+		},
+		Packages: []string{"@github/copilot"},
+		Oldest:   "1.0.40", Newest: "1.0.102",
+		MarkerSuffix: marker.MarkerSuffix,
+	},
+	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
 		MarkerSuffix: marker.MarkerSuffix,
 	},
