@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -326,17 +327,15 @@ func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: headerid VAR FILE")
 	}
 	var h struct {
-		ID      string `json:"id"`
-		Payload struct {
+		ID        string `json:"id"`
+		SessionID string `json:"sessionId"` // qwen's records
+		Payload   struct {
 			ID string `json:"id"`
 		} `json:"payload"`
 	}
 	first, _, _ := strings.Cut(ts.ReadFile(args[1]), "\n")
 	ts.Check(json.Unmarshal([]byte(first), &h))
-	id := h.ID
-	if id == "" {
-		id = h.Payload.ID
-	}
+	id := cmp.Or(h.ID, h.Payload.ID, h.SessionID)
 	if id == "" {
 		ts.Fatalf("%s has no session id", args[1])
 	}

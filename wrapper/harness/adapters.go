@@ -68,6 +68,33 @@ var adapters = []Adapter{
 		MarkerSuffix: marker.MarkerSuffix,
 	},
 	{
+		Name: "qwen", Agent: "qwen-code", read: qwen,
+		Env: []EnvVar{
+			{"QWEN_HOME", "Qwen Code's folder (default ~/.qwen)"},
+			{"QWEN_RUNTIME_DIR", "Qwen Code's session folder's base (default $QWEN_HOME)"},
+		},
+		Sessions: Sessions{
+			Folder:  "$QWEN_RUNTIME_DIR (else $QWEN_HOME, else ~/.qwen)/projects/<enc(cwd)>/chats/",
+			Pattern: "*.jsonl",
+			Ranking: "-c: the newest by mtime whose first record's cwd is this project (qwen.go)",
+		},
+		Packages: []string{"@qwen-code/qwen-code"},
+		Oldest:   "0.21.2", Newest: "0.24.4",
+		MarkerSuffix: marker.MarkerSuffix,
+	},
+	{
+		Name: "copilot", Agent: "copilot", read: copilot,
+		Env: []EnvVar{{"COPILOT_HOME", "Copilot CLI's folder (default ~/.copilot)"}},
+		Sessions: Sessions{
+			Folder:  "$COPILOT_HOME (else ~/.copilot)/session-state/<id>/",
+			Pattern: "events.jsonl", Depth: 1,
+			Ranking: "--continue, names, prefixes: copilot's own database, which padrun cannot read (the one session there is, else unknown)",
+		},
+		Packages: []string{"@github/copilot"},
+		Oldest:   "1.0.40", Newest: "1.0.102",
+		MarkerSuffix: marker.MarkerSuffix,
+	},
+	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
 		MarkerSuffix: marker.MarkerSuffix,
 	},

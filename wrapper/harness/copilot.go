@@ -1,0 +1,182 @@
+package harness
+
+import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// copilot's options by how they take values (`copilot --help` of 1.0.102
+// and commander's options in 1.0.40's app.js): one value, an optional one
+// (taken unless the next word is a flag), or an optional list (every word
+// up to the next flag).
+var (
+	copilotValue = map[string]bool{
+		"-i": true, "--interactive": true, "-p": true, "--prompt": true, "--model": true,
+		"--reasoning-effort": true, "--effort": true, "--context": true, "--auto-tier": true, "--agent": true,
+		"-n": true, "--name": true, "--session-id": true, "-C": true, "--log-dir": true,
+		"--extension-sdk-path": true, "--log-level": true, "--stream": true, "--output-format": true,
+		"--add-dir": true, "--attachment": true, "--disable-mcp-server": true, "--enable-mcp-server": true,
+		"--add-github-mcp-toolset": true, "--add-github-mcp-tool": true, "--plugin-dir": true,
+		"--additional-mcp-config": true, "--dynamic-retrieval": true, "--environment-compute-id": true,
+		"--environment-host": true, "--max-ai-credits": true, "--max-autopilot-continues": true,
+		"--mcp-github-auth": true, "--mode": true, "--usage-output-file": true, "--config-dir": true,
+		"--env": true, "--header": true, "--host": true, "--timeout": true, "--tools": true,
+	}
+	copilotOptional = map[string]bool{
+		"-r": true, "--resume": true, "--connect": true, "--share": true, "--bash-env": true, "--mouse": true,
+	}
+	copilotList = map[string]bool{
+		"--allow-tool": true, "--allow-url": true, "--available-tools": true, "--deny-tool": true,
+		"--deny-url": true, "--excluded-tools": true, "--secret-env-vars": true,
+	}
+	copilotCommands = map[string]bool{
+		"app": true, "login": true, "help": true, "init": true, "config": true, "update": true, "version": true,
+		"workflow": true, "sessions": true, "memories": true, "plugin": true, "mcp": true, "skill": true,
+		"instruction": true, "lsp": true, "sandbox": true, "completion": true,
+	}
+)
+
+type copilotArgs struct {
+	print, cont, resume, acp, connect, info bool
+	resumeID, sessionID, outputFormat       string
+	contAt                                  int
+}
+
+func parseCopilot(argv []string) copilotArgs {
+	a := copilotArgs{contAt: -1}
+	for i := 1; i < len(argv); i++ {
+		arg := argv[i]
+		if arg == "--" {
+			break
+		}
+		name, value, hasValue := arg, "", false
+		if strings.HasPrefix(arg, "--") {
+			name, value, hasValue = strings.Cut(arg, "=")
+		}
+		switch {
+		case name == "--continue":
+			a.cont, a.contAt = true, i
+		case name == "--acp":
+			a.acp = true
+		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
+			a.info = true
+		case copilotValue[name]:
+			if !hasValue && i+1 < len(argv) {
+				i++
+				value = argv[i]
+			}
+			switch name {
+			case "-p", "--prompt":
+				a.print = true
+			case "--session-id":
+				a.sessionID = value
+			case "--output-format":
+				a.outputFormat = value
+			}
+		case copilotOptional[name]:
+			if !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				i++
+				value = argv[i]
+			}
+			switch name {
+			case "-r", "--resume":
+				a.resume, a.resumeID = true, value
+			case "--connect":
+				a.connect = true
+			}
+		case copilotList[name]:
+			for !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+				i++
+			}
+		case !strings.HasPrefix(arg, "-") && copilotCommands[arg]:
+			a.info = true
+			return a
+		}
+	}
+	return a
+}
+
+// mode is the run's mode, as padrun records it.
+func (a copilotArgs) mode() string {
+	switch {
+	case a.acp:
+		return ModeRPC
+	case a.outputFormat == "json":
+		return ModeJSON
+	case a.print:
+		return ModePrint
+	}
+	return ModeInteractive
+}
+
+// copilot reads Copilot CLI's command line (SPEC 4.6). copilot resolves
+// names, id prefixes and --continue from its own SQLite database
+// (session-store.db), which padrun does not read: only a session named by
+// its full id, or the one session there is, is known before copilot runs.
+func copilot(argv []string, env Env) Plan {
+	a := parseCopilot(argv)
+	p := Plan{Argv: argv, Mode: a.mode()}
+	if a.info {
+		p.Mode = ""
+		return p
+	}
+	if a.connect {
+		p.Unknown = "--connect runs a remote session"
+		return p
+	}
+	home := cmp.Or(env.Getenv("COPILOT_HOME"), filepath.Join(env.Home, ".copilot"))
+	state := filepath.Join(abs(home, env), "session-state")
+	file := func(id string) string { return filepath.Join(state, id, "events.jsonl") }
+	p.Watch = []Watch{{Dir: state, Depth: 1, Pattern: "events.jsonl"}}
+	id := a.sessionID
+	if a.resume {
+		id = a.resumeID
+	}
+	switch {
+	case a.cont && a.resume:
+		// copilot refuses the pair itself, before it writes.
+	case a.resume && id == "":
+		p.Unknown, p.Watch = "--resume without a session id opens a picker", nil
+	case id != "":
+		// An exact id comes first in copilot's lookup; a full UUID it does
+		// not know starts a new session of that id. Anything else is a task
+		// id, a prefix or a name, looked up in its database.
+		if fi, err := os.Stat(filepath.Dir(file(id))); (err != nil || !fi.IsDir()) && uuid.Validate(id) != nil {
+			p.Unknown, p.Watch = "copilot looks "+id+" up as a prefix or name in its own database", nil
+			break
+		}
+		p.Files, p.SessionID = []string{file(id)}, id
+	case a.cont:
+		ids := copilotSessions(state)
+		if len(ids) > 1 {
+			p.Unknown, p.Watch = "--continue picks by copilot's own database", nil
+			break
+		}
+		if len(ids) == 0 {
+			break // nothing to continue: a new session
+		}
+		p.Files, p.SessionID = []string{file(ids[0])}, ids[0]
+		if !env.NoPin {
+			p.Argv = append(append(slices.Clone(argv[:a.contAt]), "--resume="+ids[0]), argv[a.contAt+1:]...)
+		}
+	}
+	return p
+}
+
+// copilotSessions lists the session folders under session-state (its
+// lock folders start with a dot).
+func copilotSessions(state string) []string {
+	des, _ := os.ReadDir(state)
+	var ids []string
+	for _, de := range des {
+		if de.IsDir() && !strings.HasPrefix(de.Name(), ".") {
+			ids = append(ids, de.Name())
+		}
+	}
+	return ids
+}
