@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // No flag, environment variable or build tag of the shipped binary turns
@@ -75,7 +77,6 @@ func TestNoBypass_Environment(t *testing.T) {
 		"PADRUN_LOG_LEVEL": true, "PADRUN_LOG_FORMAT": true, "PADRUN_LOG_FILE": true,
 		"PADRUN_SESSION_FILE": true, "PADRUN_MARKER": true, "PADRUN_VERSION": true,
 		"PATH": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true,
-		"CLAUDE_CONFIG_DIR": true, "CODEX_HOME": true,
 		// The control socket of the companions (SPEC 4.5): where padrun puts it,
 		// and how the claude hook finds it; a wrong one fails closed.
 		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
@@ -89,7 +90,15 @@ func TestNoBypass_Environment(t *testing.T) {
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}
-	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX)_[A-Z_]+|PATH|HOME)[="]`)
+	// Each harness's own folders, as its adapter declares them (and the
+	// help names them): where its session files are.
+	for _, name := range harness.Names() {
+		a, _ := harness.Lookup(name)
+		for _, v := range a.Env {
+			allowed[v.Name] = true
+		}
+	}
+	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX|GEMINI|QWEN|COPILOT)_[A-Z_]+|PATH|HOME)[="]`)
 	reads := regexp.MustCompile(`(Getenv|LookupEnv)\(([^)]*)\)`)
 	for path, src := range sources(t) {
 		for _, m := range names.FindAllStringSubmatch(src, -1) {
