@@ -2,8 +2,6 @@ package harness
 
 import (
 	_ "embed"
-
-	"github.com/padrun/padrun/marker"
 )
 
 // piExtension is the companion padrun loads into pi (SPEC 4.5).
@@ -27,7 +25,6 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"},
 		Oldest:   "0.74.2", Newest: "1.6.0",
-		MarkerSuffix: marker.MarkerSuffix,
 		Companion: &CompanionSpec{
 			LoadedBy: "-e", CanCancel: true,
 			Script: piExtension, ScriptName: "pi-companion",
@@ -46,7 +43,6 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@anthropic-ai/claude-code"},
 		Oldest:   "2.1.197", Newest: "2.1.332",
-		MarkerSuffix: marker.MarkerSuffix,
 		Companion: &CompanionSpec{
 			// A SessionStart hook cannot cancel: a refused claim ends claude.
 			LoadedBy: "--settings", Hook: "companion claude-hook",
@@ -65,10 +61,8 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@openai/codex"},
 		Oldest:   "0.171.0", Newest: "0.171.0",
-		MarkerSuffix: marker.MarkerSuffix,
 	},
 	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
-		MarkerSuffix: marker.MarkerSuffix,
 	},
 }

@@ -18,8 +18,9 @@
 //     Watch names), and how it ranks its sessions for "the latest";
 //   - Packages, the npm packages it ships in, and Oldest and Newest, the
 //     releases test.sh installs (TestVersions_MatchTestSh keeps them equal);
-//   - MarkerSuffix, its markers' name rule (marker.MarkerSuffix unless the
-//     harness's own listing or cleanup would take that name for its own);
+//   - HiddenMarkers, when the harness's own listing or cleanup would take
+//     <file>.live.json for a session of its own: the session file names
+//     whose markers are named .<file>.padrun.json instead;
 //   - Companion, when it has one: how argv loads it, the greeting's flag,
 //     whether it can cancel a switch, and when a run loads it;
 //   - Held, when the harness can go on from a held session without writing
@@ -36,6 +37,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/padrun/padrun/marker"
 )
 
 // Plan is what an adapter learned from the child's argv and environment.
@@ -113,10 +116,12 @@ type Adapter struct {
 	// (test.sh's oldest and newest columns).
 	Packages       []string
 	Oldest, Newest string
-	// MarkerSuffix ends the name of a marker beside one of its session
-	// files; every harness uses marker.MarkerSuffix today.
-	MarkerSuffix string
-	Companion    *CompanionSpec // nil: the harness has none
+	// HiddenMarkers are the patterns of session file names whose markers
+	// are hidden (.<file>.padrun.json, marker.HideMarkers); nil: they are
+	// <file>.live.json. The rule is the file's, not the run's: a --guard
+	// of the same file names its marker the same way.
+	HiddenMarkers []string
+	Companion     *CompanionSpec // nil: the harness has none
 	// Held is the refusal's hint for a held file (shell-quoted) of this
 	// harness: what reads it without writing it; nil when nothing does.
 	Held func(quotedFile string) string
@@ -132,6 +137,12 @@ type Sessions struct {
 	Pattern string // a session file's name, as read's Watch matches it
 	Depth   int    // folders below the session folder (codex keeps YYYY/MM/DD)
 	Ranking string // how the harness picks its latest session
+}
+
+func init() {
+	for _, a := range adapters {
+		marker.HideMarkers(a.HiddenMarkers...)
+	}
 }
 
 // Lookup returns the adapter named name, None's included.
