@@ -63,6 +63,20 @@ var adapters = []Adapter{
 		Oldest:   "0.171.0", Newest: "0.171.0",
 	},
 	{
+		Name: "gemini", Agent: "gemini", read: gemini,
+		Env: []EnvVar{{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"}},
+		Sessions: Sessions{
+			Folder:  "$GEMINI_CLI_HOME (else ~)/.gemini/tmp/<slug of the cwd in projects.json>/chats/",
+			Pattern: "session-*.jsonl", Depth: 2,
+			Ranking: "-r latest: the newest startTime of the listed sessions; -r N: the N-th by startTime (gemini.go)",
+		},
+		Packages: []string{"@google/gemini-cli"},
+		Oldest:   "0.43.0", Newest: "0.61.0",
+		// Its listing and cleanup read every chats/session-*.json*.
+		HiddenMarkers: []string{"session-*.json", "session-*.jsonl"},
+		Unvetoed:      "gemini's in-app /resume switches sessions with no hook padrun could refuse it from",
+	},
+	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
 	},
 }

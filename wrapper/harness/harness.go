@@ -21,6 +21,8 @@
 //   - HiddenMarkers, when the harness's own listing or cleanup would take
 //     <file>.live.json for a session of its own: the session file names
 //     whose markers are named .<file>.padrun.json instead;
+//   - Unvetoed, when an in-harness session switch cannot be refused: the
+//     warning an interactive run gives;
 //   - Companion, when it has one: how argv loads it, the greeting's flag,
 //     whether it can cancel a switch, and when a run loads it;
 //   - Held, when the harness can go on from a held session without writing
@@ -121,7 +123,11 @@ type Adapter struct {
 	// <file>.live.json. The rule is the file's, not the run's: a --guard
 	// of the same file names its marker the same way.
 	HiddenMarkers []string
-	Companion     *CompanionSpec // nil: the harness has none
+	// Unvetoed says which switch inside the harness opens another session
+	// with nothing padrun can refuse it from (no companion, no hook): an
+	// interactive run warns of it once.
+	Unvetoed  string
+	Companion *CompanionSpec // nil: the harness has none
 	// Held is the refusal's hint for a held file (shell-quoted) of this
 	// harness: what reads it without writing it; nil when nothing does.
 	Held func(quotedFile string) string

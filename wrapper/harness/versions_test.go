@@ -28,8 +28,8 @@ func TestVersions_MatchTestSh(t *testing.T) {
 		}
 	}
 	tested := TestedVersions()
-	if len(tested) != 3 {
-		t.Errorf("tested versions of %d harnesses, want pi, claude and codex: %v", len(tested), tested)
+	if len(tested) != len(Names()) {
+		t.Errorf("tested versions of %d harnesses, want %s: %v", len(tested), List(Names(), "and"), tested)
 	}
 	for _, tv := range tested {
 		pkg := must(Lookup(tv.Harness)).Packages[0]
