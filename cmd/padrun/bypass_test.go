@@ -75,7 +75,7 @@ func TestNoBypass_Environment(t *testing.T) {
 		"PADRUN_LOG_LEVEL": true, "PADRUN_LOG_FORMAT": true, "PADRUN_LOG_FILE": true,
 		"PADRUN_SESSION_FILE": true, "PADRUN_MARKER": true, "PADRUN_VERSION": true,
 		"PATH": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true,
-		"CLAUDE_CONFIG_DIR": true, "CODEX_HOME": true,
+		"CLAUDE_CONFIG_DIR": true, "CODEX_HOME": true, "GEMINI_CLI_HOME": true,
 		// The control socket of the companions (SPEC 4.5): where padrun puts it,
 		// and how the claude hook finds it; a wrong one fails closed.
 		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
@@ -89,7 +89,7 @@ func TestNoBypass_Environment(t *testing.T) {
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}
-	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX)_[A-Z_]+|PATH|HOME)[="]`)
+	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX|GEMINI)_[A-Z_]+|PATH|HOME)[="]`)
 	reads := regexp.MustCompile(`(Getenv|LookupEnv)\(([^)]*)\)`)
 	for path, src := range sources(t) {
 		for _, m := range names.FindAllStringSubmatch(src, -1) {
