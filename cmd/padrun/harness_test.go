@@ -320,14 +320,15 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // headerid VAR FILE sets VAR to the session id in a session file's first
-// line (pi: "id"; codex: "payload.id").
+// line (pi: "id"; codex: "payload.id"; gemini: "sessionId").
 func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: headerid VAR FILE")
 	}
 	var h struct {
-		ID      string `json:"id"`
-		Payload struct {
+		ID        string `json:"id"`
+		SessionID string `json:"sessionId"` // gemini
+		Payload   struct {
 			ID string `json:"id"`
 		} `json:"payload"`
 	}
@@ -336,6 +337,9 @@ func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
 	id := h.ID
 	if id == "" {
 		id = h.Payload.ID
+	}
+	if id == "" {
+		id = h.SessionID
 	}
 	if id == "" {
 		ts.Fatalf("%s has no session id", args[1])

@@ -278,12 +278,15 @@ func firstLine(path string, v any) bool {
 }
 
 // HeaderID is the session id in a session file's header, once the harness
-// has written it: pi's "session" line, codex's "session_meta" line.
+// has written it: pi's "session" line, codex's "session_meta" line,
+// gemini's first line (sessionId beside projectHash).
 func HeaderID(path string) string {
 	var h struct {
-		Type    string `json:"type"`
-		ID      string `json:"id"`
-		Payload struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		SessionID   string `json:"sessionId"`
+		ProjectHash string `json:"projectHash"`
+		Payload     struct {
 			ID string `json:"id"`
 		} `json:"payload"`
 	}
@@ -295,6 +298,9 @@ func HeaderID(path string) string {
 		return h.ID
 	case "session_meta":
 		return h.Payload.ID
+	}
+	if h.SessionID != "" && h.ProjectHash != "" {
+		return h.SessionID
 	}
 	return ""
 }
