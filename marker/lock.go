@@ -327,8 +327,20 @@ func (e *UnreadableError) Error() string { return "marker: " + e.Path + ": " + e
 // regular file, too large, not a marker), an *UnreadableError; any other
 // error is padrun's own.
 func Read(file string) (*Marker, error) {
-	path := MarkerPath(file)
-	b, mtime, err := safefile.ReadBounded(path, MaxSize)
+	var (
+		path  string
+		b     []byte
+		mtime time.Time
+		err   error
+	)
+	for _, path = range markerPaths(file) {
+		if b, mtime, err = safefile.ReadBounded(path, MaxSize); !absent(err) {
+			break
+		}
+	}
+	if absent(err) {
+		err = os.ErrNotExist
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, errMarkerAbsent
@@ -353,6 +365,12 @@ func publish(file string, m *Marker, replace bool, now time.Time) ([]byte, error
 	ident.ReclaimTemps(filepath.Dir(file))
 	m.SessionFile = file
 	b := m.encode()
+	if replace {
+		// The stale marker judged may lie under the other name.
+		if err := os.Remove(markerPaths(file)[1]); err != nil && !absent(err) {
+			return nil, fmt.Errorf("marker: remove %s: %w", markerPaths(file)[1], err)
+		}
+	}
 	return b, write(MarkerPath(file), b, replace, now)
 }
 

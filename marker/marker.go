@@ -11,8 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/padrun/padrun/marker/ident"
@@ -24,13 +27,65 @@ const MaxSize = 64 << 10
 // Tool is the value of the "tool" field in markers written by padrun.
 const Tool = "padrun"
 
-// Paths of the files that guard a session file.
-func MarkerPath(file string) string { return file + MarkerSuffix }
-func lockPath(file string) string   { return file + ".live.lock" }
+// Paths of the files that guard a session file. The lock and break files
+// are F.live.lock and F.live.break for every file and every harness, so two
+// padruns that name F's marker differently still take one lock. The
+// marker is F.live.json, or .F.padrun.json where a harness's own listing
+// would read F.live.json as one of its sessions (HideMarkers).
+func MarkerPath(file string) string {
+	if hiddenName(filepath.Base(file)) {
+		return HiddenMarkerPath(file)
+	}
+	return file + MarkerSuffix
+}
+func lockPath(file string) string { return file + ".live.lock" }
 
-// MarkerSuffix ends every marker's name: a session file's folder watcher
-// must not take a marker for a session file.
+// HiddenMarkerPath is the hidden name of file's marker, .F.padrun.json.
+func HiddenMarkerPath(file string) string {
+	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+HiddenSuffix)
+}
+
+// markerPaths are both names a marker of file may have, the one padrun
+// writes first: readers find a marker that a padrun naming it the other
+// way wrote.
+func markerPaths(file string) []string {
+	p, q := MarkerPath(file), file+MarkerSuffix
+	if p == q {
+		q = HiddenMarkerPath(file)
+	}
+	return []string{p, q}
+}
+
+// absent reports whether err says a marker's path holds nothing: missing,
+// or a name too long to exist (the other name of a long file's marker).
+func absent(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG)
+}
+
+// MarkerSuffix ends the name of a marker beside its session file; a
+// session file's folder watcher must not take a marker for a session file.
 const MarkerSuffix = ".live.json"
+
+// HiddenSuffix ends a hidden marker's name, after a leading dot.
+const HiddenSuffix = ".padrun.json"
+
+// hidden are the session file name patterns whose markers are hidden; set
+// once by the harness adapters at init, before any marker is named.
+var hidden []string
+
+// HideMarkers names the markers of session files whose base name matches a
+// pattern (filepath.Match) .F.padrun.json: the harness that writes them
+// would take F.live.json for a session of its own.
+func HideMarkers(patterns ...string) { hidden = append(hidden, patterns...) }
+
+func hiddenName(base string) bool {
+	for _, p := range hidden {
+		if ok, _ := filepath.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // Marker is the JSON object published at F.live.json. Readers accept unknown
 // fields and markers of other tools, which carry at least pid.

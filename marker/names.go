@@ -11,6 +11,9 @@ import (
 // marker's temp file. padrun never writes its output into one.
 func IsGuardFile(path string) bool {
 	base := filepath.Base(path)
+	if strings.HasPrefix(base, ".") && strings.HasSuffix(base, HiddenSuffix) {
+		return true
+	}
 	for _, suffix := range []string{MarkerSuffix, ".live.lock", ".live.break", ".live.break.clear"} {
 		if strings.HasSuffix(base, suffix) {
 			return true
@@ -23,7 +26,7 @@ func IsGuardFile(path string) bool {
 // does: file is then a session file that a session holds or held. It
 // returns "" when there is none.
 func GuardBeside(file string) string {
-	for _, p := range []string{MarkerPath(file), lockPath(file)} {
+	for _, p := range append(markerPaths(file), lockPath(file)) {
 		if _, err := os.Lstat(p); err == nil {
 			return p
 		}

@@ -163,8 +163,10 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 	}
 	st = judgeMarker(st, self)
 	if st.State == Stale || (force && st.State == Unknown) {
-		if err := os.Remove(MarkerPath(file)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return st, fmt.Errorf("marker: remove %s: %w", MarkerPath(file), err)
+		for _, p := range markerPaths(file) {
+			if err := os.Remove(p); err != nil && !absent(err) {
+				return st, fmt.Errorf("marker: remove %s: %w", p, err)
+			}
 		}
 		st.State = Free
 	}

@@ -3,7 +3,6 @@ package wrapper
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -254,7 +253,7 @@ func (d watched) matches(name string, isDir bool) bool {
 	if isDir {
 		return d.level < d.w.Depth
 	}
-	if d.level != d.w.Depth || strings.HasSuffix(name, marker.MarkerSuffix) {
+	if d.level != d.w.Depth || marker.IsGuardFile(name) {
 		return false
 	}
 	ok, _ := filepath.Match(d.w.Pattern, name)

@@ -22,7 +22,7 @@ func watch(ws []harness.Watch, _ time.Time, ev watchEvents) (stop func(), setChi
 			pattern := filepath.Join(append([]string{w.Dir}, append(strings.Split(strings.Repeat("*", w.Depth), ""), w.Pattern)...)...)
 			paths, _ := filepath.Glob(pattern)
 			for _, p := range paths {
-				if !strings.HasSuffix(p, marker.MarkerSuffix) {
+				if !marker.IsGuardFile(p) {
 					seen[p] = true
 				}
 			}

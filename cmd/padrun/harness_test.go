@@ -321,14 +321,14 @@ func cmdNewest(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // headerid VAR FILE sets VAR to the session id in a session file's first
-// line (pi: "id"; codex: "payload.id").
+// line (pi: "id"; codex: "payload.id"; gemini: "sessionId").
 func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: headerid VAR FILE")
 	}
 	var h struct {
 		ID        string `json:"id"`
-		SessionID string `json:"sessionId"` // qwen's records
+		SessionID string `json:"sessionId"` // qwen's and gemini's records
 		Payload   struct {
 			ID string `json:"id"`
 		} `json:"payload"`
@@ -336,6 +336,9 @@ func cmdHeaderID(ts *testscript.TestScript, neg bool, args []string) {
 	first, _, _ := strings.Cut(ts.ReadFile(args[1]), "\n")
 	ts.Check(json.Unmarshal([]byte(first), &h))
 	id := cmp.Or(h.ID, h.Payload.ID, h.SessionID)
+	if id == "" {
+		id = h.SessionID
+	}
 	if id == "" {
 		ts.Fatalf("%s has no session id", args[1])
 	}

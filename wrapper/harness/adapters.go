@@ -2,8 +2,6 @@ package harness
 
 import (
 	_ "embed"
-
-	"github.com/padrun/padrun/marker"
 )
 
 // piExtension is the companion padrun loads into pi (SPEC 4.5).
@@ -27,7 +25,6 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"},
 		Oldest:   "0.74.2", Newest: "1.6.0",
-		MarkerSuffix: marker.MarkerSuffix,
 		Companion: &CompanionSpec{
 			LoadedBy: "-e", CanCancel: true,
 			Script: piExtension, ScriptName: "pi-companion",
@@ -46,7 +43,6 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@anthropic-ai/claude-code"},
 		Oldest:   "2.1.197", Newest: "2.1.332",
-		MarkerSuffix: marker.MarkerSuffix,
 		Companion: &CompanionSpec{
 			// A SessionStart hook cannot cancel: a refused claim ends claude.
 			LoadedBy: "--settings", Hook: "companion claude-hook",
@@ -65,7 +61,20 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@openai/codex"},
 		Oldest:   "0.171.0", Newest: "0.171.0",
-		MarkerSuffix: marker.MarkerSuffix,
+	},
+	{
+		Name: "gemini", Agent: "gemini", read: gemini,
+		Env: []EnvVar{{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"}},
+		Sessions: Sessions{
+			Folder:  "$GEMINI_CLI_HOME (else ~)/.gemini/tmp/<slug of the cwd in projects.json>/chats/",
+			Pattern: "session-*.jsonl", Depth: 2,
+			Ranking: "-r latest: the newest startTime of the listed sessions; -r N: the N-th by startTime (gemini.go)",
+		},
+		Packages: []string{"@google/gemini-cli"},
+		Oldest:   "0.43.0", Newest: "0.61.0",
+		// Its listing and cleanup read every chats/session-*.json*.
+		HiddenMarkers: []string{"session-*.json", "session-*.jsonl"},
+		Unvetoed:      "gemini's in-app /resume switches sessions with no hook padrun could refuse it from",
 	},
 	{
 		Name: "qwen", Agent: "qwen-code", read: qwen,
@@ -80,7 +89,6 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@qwen-code/qwen-code"},
 		Oldest:   "0.21.2", Newest: "0.24.4",
-		MarkerSuffix: marker.MarkerSuffix,
 	},
 	{
 		Name: "copilot", Agent: "copilot", read: copilot,
@@ -92,10 +100,8 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@github/copilot"},
 		Oldest:   "1.0.40", Newest: "1.0.102",
-		MarkerSuffix: marker.MarkerSuffix,
 	},
 	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
-		MarkerSuffix: marker.MarkerSuffix,
 	},
 }

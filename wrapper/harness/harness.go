@@ -18,8 +18,11 @@
 //     Watch names), and how it ranks its sessions for "the latest";
 //   - Packages, the npm packages it ships in, and Oldest and Newest, the
 //     releases test.sh installs (TestVersions_MatchTestSh keeps them equal);
-//   - MarkerSuffix, its markers' name rule (marker.MarkerSuffix unless the
-//     harness's own listing or cleanup would take that name for its own);
+//   - HiddenMarkers, when the harness's own listing or cleanup would take
+//     <file>.live.json for a session of its own: the session file names
+//     whose markers are named .<file>.padrun.json instead;
+//   - Unvetoed, when an in-harness session switch cannot be refused: the
+//     warning an interactive run gives;
 //   - Companion, when it has one: how argv loads it, the greeting's flag,
 //     whether it can cancel a switch, and when a run loads it;
 //   - Held, when the harness can go on from a held session without writing
@@ -36,6 +39,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/padrun/padrun/marker"
 )
 
 // Plan is what an adapter learned from the child's argv and environment.
@@ -113,10 +118,16 @@ type Adapter struct {
 	// (test.sh's oldest and newest columns).
 	Packages       []string
 	Oldest, Newest string
-	// MarkerSuffix ends the name of a marker beside one of its session
-	// files; every harness uses marker.MarkerSuffix today.
-	MarkerSuffix string
-	Companion    *CompanionSpec // nil: the harness has none
+	// HiddenMarkers are the patterns of session file names whose markers
+	// are hidden (.<file>.padrun.json, marker.HideMarkers); nil: they are
+	// <file>.live.json. The rule is the file's, not the run's: a --guard
+	// of the same file names its marker the same way.
+	HiddenMarkers []string
+	// Unvetoed says which switch inside the harness opens another session
+	// with nothing padrun can refuse it from (no companion, no hook): an
+	// interactive run warns of it once.
+	Unvetoed  string
+	Companion *CompanionSpec // nil: the harness has none
 	// Held is the refusal's hint for a held file (shell-quoted) of this
 	// harness: what reads it without writing it; nil when nothing does.
 	Held func(quotedFile string) string
@@ -132,6 +143,12 @@ type Sessions struct {
 	Pattern string // a session file's name, as read's Watch matches it
 	Depth   int    // folders below the session folder (codex keeps YYYY/MM/DD)
 	Ranking string // how the harness picks its latest session
+}
+
+func init() {
+	for _, a := range adapters {
+		marker.HideMarkers(a.HiddenMarkers...)
+	}
 }
 
 // Lookup returns the adapter named name, None's included.
@@ -261,12 +278,15 @@ func firstLine(path string, v any) bool {
 }
 
 // HeaderID is the session id in a session file's header, once the harness
-// has written it: pi's "session" line, codex's "session_meta" line.
+// has written it: pi's "session" line, codex's "session_meta" line,
+// gemini's first line (sessionId beside projectHash).
 func HeaderID(path string) string {
 	var h struct {
-		Type    string `json:"type"`
-		ID      string `json:"id"`
-		Payload struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		SessionID   string `json:"sessionId"`
+		ProjectHash string `json:"projectHash"`
+		Payload     struct {
 			ID string `json:"id"`
 		} `json:"payload"`
 	}
@@ -278,6 +298,9 @@ func HeaderID(path string) string {
 		return h.ID
 	case "session_meta":
 		return h.Payload.ID
+	}
+	if h.SessionID != "" && h.ProjectHash != "" {
+		return h.SessionID
 	}
 	return ""
 }

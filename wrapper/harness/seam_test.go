@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/padrun/padrun/marker"
 )
 
 func must(a Adapter, ok bool) Adapter {
@@ -34,7 +32,6 @@ func incomplete(a Adapter) error {
 	}
 	need(a.Name != "", "a name")
 	need(a.read != nil, "argv rules (read)")
-	need(a.MarkerSuffix != "", "a marker suffix")
 	if a.Name == None {
 		return joinMissing(a.Name, miss)
 	}
@@ -70,9 +67,11 @@ func TestAdapters_Complete(t *testing.T) {
 		if err := incomplete(a); err != nil {
 			t.Error(err)
 		}
-		if a.MarkerSuffix != marker.MarkerSuffix {
-			// marker names every marker so: another suffix would be ignored.
-			t.Errorf("harness %q declares markers named *%s; padrun names every marker *%s", a.Name, a.MarkerSuffix, marker.MarkerSuffix)
+		for _, p := range a.HiddenMarkers {
+			// A bad pattern would hide nothing, silently.
+			if _, err := filepath.Match(p, "x"); err != nil {
+				t.Errorf("harness %q hides markers of %q: %v", a.Name, p, err)
+			}
 		}
 		if seen[a.Name] {
 			t.Errorf("harness %q is declared twice", a.Name)
@@ -90,7 +89,6 @@ func TestAdapters_Complete(t *testing.T) {
 		func(a *Adapter) { a.read = nil },
 		func(a *Adapter) { a.Agent = "" },
 		func(a *Adapter) { a.Sessions.Ranking = "" },
-		func(a *Adapter) { a.MarkerSuffix = "" },
 		func(a *Adapter) { c := *a.Companion; c.LoadedBy = ""; a.Companion = &c },
 	} {
 		a := pi
