@@ -20,9 +20,9 @@ import (
 // and exit 2. padrun handles them like TERM.
 var fatal = []os.Signal{unix.SIGABRT, unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, unix.SIGILL, unix.SIGSYS, unix.SIGTRAP}
 
-// Abort lists the signals that abort a run before its child starts, in the
-// order they are registered.
-var Abort = append([]os.Signal{unix.SIGTERM, unix.SIGHUP, unix.SIGINT, unix.SIGQUIT}, fatal...)
+// AbortSignals lists the signals that abort a run before its child
+// starts, in the order they are registered.
+var AbortSignals = append([]os.Signal{unix.SIGTERM, unix.SIGHUP, unix.SIGINT, unix.SIGQUIT}, fatal...)
 
 // endsGrace reports whether sig, forwarded to the child, starts the grace period
 // after which every process of the session is killed: TERM's way.
@@ -49,11 +49,11 @@ func KeepIgnored() {
 	}
 }
 
-// Late lists the signals that only matter once a child runs: registered
+// LateSignals lists the signals that only matter once a child runs: registered
 // once nothing can abort the run any more, just before Start (which locks
 // the thread, after which each registration costs more), they are queued
 // and forwarded once the child runs.
-var Late = []os.Signal{unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT}
+var LateSignals = []os.Signal{unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SIGCONT}
 
 // LookPath finds name like a shell does: a name with a slash is used as it
 // is; otherwise the first executable regular file in PATH. A match that is

@@ -9,14 +9,14 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// Abort lists the signals that abort a run before its child starts.
-var Abort = []os.Signal{os.Interrupt}
+// AbortSignals lists the signals that abort a run before its child starts.
+var AbortSignals = []os.Signal{os.Interrupt}
 
 // KeepIgnored does nothing: Windows has no inherited signal dispositions.
 func KeepIgnored() {}
 
-// Late lists the signals that only matter once a child runs.
-var Late []os.Signal
+// LateSignals lists the signals that only matter once a child runs.
+var LateSignals []os.Signal
 
 // LookPath finds name in path as os/exec does.
 func LookPath(name, _ string) (string, error) {

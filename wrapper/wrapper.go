@@ -162,7 +162,7 @@ func Run(o Options) (Result, error) {
 	// after, and a signal that arrives during cleanup must not cut it short.
 	sigs := make(chan os.Signal, 16)
 	supervise.KeepIgnored()
-	notify(sigs, supervise.Abort)
+	notify(sigs, supervise.AbortSignals)
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
 
@@ -199,7 +199,7 @@ func Run(o Options) (Result, error) {
 	if err := handOver(); err != nil {
 		return Result{}, err
 	}
-	notify(sigs, supervise.Late)
+	notify(sigs, supervise.LateSignals)
 	defer s.follow()() // a rename from the acquire on is seen
 	// The watch starts before the child: a file it creates at once is seen.
 	// With a companion it is the fallback until the companion greets.
