@@ -5,6 +5,7 @@ package supervise
 
 import (
 	"io"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -46,7 +47,24 @@ type Status struct {
 	Code     int            // exit code, when it exited
 	Signal   syscall.Signal // the signal that killed it, or 0
 	TimedOut bool           // --timeout ran out
+	// Err, when set, says the child is gone but how it ended cannot be
+	// told (a *LostError): Code and Signal mean nothing then.
+	Err error
 }
+
+// LostError says the child ended but its exit status is lost: wait4 failed
+// (ECHILD when something else reaped it). padrun must not pass that on as
+// an exit 0.
+type LostError struct {
+	Pid int
+	Err error
+}
+
+func (e *LostError) Error() string {
+	return "supervise: the exit status of child pid " + strconv.Itoa(e.Pid) + " is lost: " + e.Err.Error()
+}
+
+func (e *LostError) Unwrap() error { return e.Err }
 
 // Job is work that Supervise runs on its own goroutine between its waits,
 // while the child runs, and EndRest while it ends what the child left: a

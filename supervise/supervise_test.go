@@ -3,6 +3,7 @@
 package supervise
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -111,6 +112,25 @@ func TestSupervise_ExitStatusIsTheChilds(t *testing.T) {
 	s, _ := helper(t, "exit7")
 	if st := run(t, s, nil, 0); st.Code != 7 || st.Signal != 0 || st.TimedOut {
 		t.Fatalf("status %+v, want exit 7", st)
+	}
+}
+
+// A child reaped by someone else (wait4 says ECHILD) has an unknown end:
+// Supervise says so and never reports it as an exit 0.
+func TestSupervise_ReapedElsewhere_IsLostNotZero(t *testing.T) {
+	s, _ := helper(t, "exit7")
+	c, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(c.Pid, &ws, 0, nil); err != nil || !ws.Exited() {
+		t.Fatalf("wait4 of the helper: %v, %v", err, ws)
+	}
+	st := c.Supervise(nil, grace, 0)
+	var lost *LostError
+	if !errors.As(st.Err, &lost) || lost.Pid != c.Pid || !errors.Is(st.Err, syscall.ECHILD) {
+		t.Fatalf("status %+v, want a *LostError of pid %d wrapping ECHILD", st, c.Pid)
 	}
 }
 

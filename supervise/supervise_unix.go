@@ -255,8 +255,10 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration, j
 	var st Status
 	c.jobs.runDue(time.Now())
 	for {
-		if ws, ended := c.reap(); ended {
+		if ws, ended, err := c.reap(); ended {
 			switch {
+			case err != nil:
+				st.Err = err
 			case ws.Exited():
 				st.Code = ws.ExitStatus()
 			case ws.Signaled():
@@ -293,8 +295,10 @@ var keepSIGCHLD = sync.OnceFunc(func() {
 
 // reap reaps the child if it has ended, and then drains its output; it
 // reports whether it has. A child stopped on its own terminal stops padrun
-// too, as one job. The session's other dead processes are reaped too.
-func (c *Child) reap() (ws unix.WaitStatus, ended bool) {
+// too, as one job. The session's other dead processes are reaped too. When
+// wait4 fails (ECHILD: the child was reaped elsewhere) the child is gone
+// but how it ended is not known: err says so, and ws means nothing.
+func (c *Child) reap() (ws unix.WaitStatus, ended bool, err error) {
 	opts := unix.WNOHANG
 	if c.io != nil && c.io.pty != nil {
 		opts |= stopOpts // Ctrl-Z reaches the child through its terminal
@@ -305,10 +309,10 @@ func (c *Child) reap() (ws unix.WaitStatus, ended bool) {
 		case err == unix.EINTR:
 			continue
 		case err != nil:
-			return 0, true // ECHILD: reaped already, as the session's orphan
+			return 0, true, &LostError{Pid: c.Pid, Err: err}
 		case pid == 0:
 			reapOthers(c.Pid)
-			return ws, false
+			return ws, false, nil
 		case ws.Stopped():
 			c.io.suspend()
 			continue
@@ -316,7 +320,7 @@ func (c *Child) reap() (ws unix.WaitStatus, ended bool) {
 		if c.io != nil {
 			c.io.drain()
 		}
-		return ws, true
+		return ws, true, nil
 	}
 }
 

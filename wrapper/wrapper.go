@@ -430,6 +430,9 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	s.greetingEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped == nil && st.Err != nil {
+		return Result{}, st.Err // never the zero status of a child whose end is unknown
+	}
 	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
 }
 
