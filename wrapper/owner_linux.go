@@ -1,7 +1,6 @@
 package wrapper
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // A new session file is this run's only when padrun can prove that its own
@@ -34,24 +35,6 @@ func keyOf(path string) (fileKey, bool) {
 	return fileKey{uint64(st.Dev), st.Ino, filepath.Base(path)}, true
 }
 
-// ppid returns a process's parent, or 0 when it is gone.
-func ppid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	p, _ := strconv.Atoi(f[1])
-	return p
-}
-
 // membership is whether a process belongs to the run's tree.
 type membership int
 
@@ -74,7 +57,7 @@ func inTree(pid, root int) membership {
 		case pid <= 0:
 			return gone
 		}
-		pid = ppid(pid)
+		pid, _ = ident.ParentPid(pid) // 0 when it is gone
 	}
 	return outside
 }

@@ -5,7 +5,9 @@ package ident
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -93,6 +95,32 @@ func TestParentPid_IsOurParent(t *testing.T) {
 	}
 	if _, err := ParentPid(-1); err == nil {
 		t.Fatal("ParentPid(-1) read a stat file")
+	}
+}
+
+// The parent is field 4, counted after the last ')': a command name may
+// hold spaces, digits and parentheses. Every ppid in padrun is read here.
+func TestParentPid_CommWithSpacesAndParen(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1) to name oddly")
+	}
+	odd := filepath.Join(t.TempDir(), "x) 9 9 (y")
+	if err := os.Symlink(sleep, odd); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(odd, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/stat")
+	if err != nil || !strings.Contains(string(b), "(x) 9 9 (y)") {
+		t.Fatalf("the child's stat line %q does not hold its odd name", b)
+	}
+	if got, err := ParentPid(cmd.Process.Pid); err != nil || got != os.Getpid() {
+		t.Fatalf("ParentPid = %d, %v; want %d", got, err, os.Getpid())
 	}
 }
 
