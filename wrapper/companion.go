@@ -49,7 +49,7 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
-	dir, err := controlDir()
+	dir, err := controlDir(s.o.Env.RuntimeDir)
 	var load harness.Load
 	if err == nil && c.Script != nil {
 		load.Script, err = writeCompanion(dir, c.ScriptName, c.Script)

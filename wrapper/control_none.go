@@ -12,6 +12,6 @@ import (
 var errNoControl = errors.New("wrapper: companions need a control socket whose peer can be checked, which this platform lacks")
 
 // controlDir has no safe home here: companions are unavailable.
-func controlDir() (string, error) { return "", errNoControl }
+func controlDir(string) (string, error) { return "", errNoControl }
 
 func checkPeer(net.Conn) error { return errNoControl }

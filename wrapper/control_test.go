@@ -82,8 +82,7 @@ func ask(t *testing.T, path string, req controlRequest) controlReply {
 
 func testControlDir(t *testing.T) string {
 	t.Helper()
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	dir, err := controlDir()
+	dir, err := controlDir(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,26 +178,25 @@ func TestControl_SocketAndFolderModes_RemovedAtStop(t *testing.T) {
 
 func TestControlDir_RefusesUnsafeFolders(t *testing.T) {
 	rt := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", rt)
 	dir := filepath.Join(rt, "padrun")
 	os.Mkdir(dir, 0o700)
 	os.Chmod(dir, 0o770)
-	if _, err := controlDir(); err == nil || !strings.Contains(err.Error(), "mode") {
+	if _, err := controlDir(rt); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Errorf("group-writable folder: %v", err)
 	}
 	os.Remove(dir)
 	target := t.TempDir()
 	os.Symlink(target, dir)
-	if _, err := controlDir(); err == nil || !strings.Contains(err.Error(), "not a folder") {
+	if _, err := controlDir(rt); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("symlinked folder: %v", err)
 	}
 	os.Remove(dir)
-	if d, err := controlDir(); err != nil || d != dir {
+	if d, err := controlDir(rt); err != nil || d != dir {
 		t.Errorf("fresh folder: %q %v", d, err)
 	}
 	if os.Getuid() == 0 {
 		os.Chown(dir, 65534, 65534)
-		if _, err := controlDir(); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+		if _, err := controlDir(rt); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
 			t.Errorf("another user's folder: %v", err)
 		}
 	}
@@ -291,8 +289,7 @@ func TestControlClient(t *testing.T) {
 
 func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	s, ctl := testSession(t, testControlDir(t))
-	t.Setenv("PADRUN_CONTROL", ctl.path)
-	t.Setenv("PAD_SESSION_PID", strconv.Itoa(s.self.Pid))
+	env := EnvFrom([]string{"PADRUN_CONTROL=" + ctl.path, "PAD_SESSION_PID=" + strconv.Itoa(s.self.Pid)})
 	killed := 0
 	s.kill = func() { killed++ }
 	dir := t.TempDir()
@@ -300,7 +297,7 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	hook := func(file string) (int, string) {
 		var stderr strings.Builder
 		in := `{"session_id":"` + uuid.NewString() + `","transcript_path":"` + file + `","hook_event_name":"SessionStart","source":"clear"}`
-		return ClaudeHook(strings.NewReader(in), &stderr), stderr.String()
+		return ClaudeHook(strings.NewReader(in), &stderr, env), stderr.String()
 	}
 	if code, out := hook(first); code != 0 || out != "" {
 		t.Fatalf("claim: exit %d, stderr %q", code, out)
@@ -330,9 +327,9 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	}
 	// padrun unreachable: the hook ends the harness itself.
 	ended := false
-	endHarness = func() { ended = true }
+	endHarness = func(Env) { ended = true }
 	defer func() { endHarness = stopHarness }()
-	t.Setenv("PADRUN_CONTROL", filepath.Join(dir, strconv.Itoa(s.self.Pid)+".sock"))
+	env.Control = filepath.Join(dir, strconv.Itoa(s.self.Pid)+".sock")
 	if code, out := hook(first); code != 2 || !ended || !strings.Contains(out, "cannot reach padrun") {
 		t.Errorf("unreachable: exit %d, ended %v, stderr %q", code, ended, out)
 	}

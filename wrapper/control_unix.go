@@ -14,13 +14,14 @@ import (
 )
 
 // controlDir is the folder of padrun's control sockets and companion
-// files: $XDG_RUNTIME_DIR/padrun, else padrun-<uid> in the temp folder.
+// files: runtimeDir/padrun ($XDG_RUNTIME_DIR), else padrun-<uid> in the
+// temp folder.
 // It is created 0700 and must be the user's own real folder that nobody
 // else can write: anything else is refused, never repaired.
-func controlDir() (string, error) {
+func controlDir(runtimeDir string) (string, error) {
 	dir := filepath.Join(os.TempDir(), "padrun-"+strconv.Itoa(os.Getuid()))
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
-		dir = filepath.Join(rt, "padrun")
+	if filepath.IsAbs(runtimeDir) {
+		dir = filepath.Join(runtimeDir, "padrun")
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", fmt.Errorf("wrapper: create %s: %w", dir, err)

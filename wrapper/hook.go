@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -17,8 +17,9 @@ import (
 // claim the transcript claude is about to write. It prints nothing when
 // granted, so claude's context is unchanged. Refused: padrun ends claude
 // before it writes and exits with the refusal. padrun unreachable: the hook
-// ends claude itself. It returns the hook's exit status.
-func ClaudeHook(stdin io.Reader, stderr io.Writer) int {
+// ends claude itself. env is the hook's environment (ReadEnv). It returns
+// the hook's exit status.
+func ClaudeHook(stdin io.Reader, stderr io.Writer, env Env) int {
 	var in struct {
 		SessionID  string `json:"session_id"`
 		Transcript string `json:"transcript_path"`
@@ -33,12 +34,12 @@ func ClaudeHook(stdin io.Reader, stderr io.Writer) int {
 	}
 	var reply controlReply
 	if err == nil {
-		reply, err = askControl(controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
+		reply, err = askControl(env, controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: claude hook: %v\n", err)
 		fmt.Fprintln(stderr, "padrun: hint: padrun fails closed and ends claude; run claude under padrun, or with padrun --no-companion")
-		endHarness() // padrun cannot: end claude before it writes
+		endHarness(env) // padrun cannot: end claude before it writes
 		return 2
 	}
 	switch reply.Result {
@@ -60,10 +61,11 @@ var endHarness = stopHarness
 // askControl sends one request to this session's padrun and reads its
 // answer. The socket is $PADRUN_CONTROL, which must be named for
 // $PAD_SESSION_PID.
-func askControl(req controlRequest) (controlReply, error) {
+func askControl(env Env, req controlRequest) (controlReply, error) {
 	var r controlReply
-	path, pid := os.Getenv("PADRUN_CONTROL"), os.Getenv("PAD_SESSION_PID")
-	if path == "" || pid == "" || filepath.Base(path) != pid+".sock" {
+	path := env.Control
+	pid, err := env.SessionPID()
+	if path == "" || err != nil || pid == 0 || filepath.Base(path) != strconv.Itoa(pid)+".sock" {
 		return r, errors.New("no control socket of this padrun session (PADRUN_CONTROL, PAD_SESSION_PID)")
 	}
 	conn, err := net.DialTimeout("unix", path, 10*time.Second)

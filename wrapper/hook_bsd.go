@@ -9,4 +9,4 @@ import (
 )
 
 // stopHarness SIGKILLs the hook's parent, the harness or its shell.
-func stopHarness() { unix.Kill(os.Getppid(), unix.SIGKILL) } // Best effort.
+func stopHarness(Env) { unix.Kill(os.Getppid(), unix.SIGKILL) } // Best effort.

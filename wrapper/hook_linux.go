@@ -2,7 +2,6 @@ package wrapper
 
 import (
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -10,9 +9,9 @@ import (
 )
 
 // stopHarness SIGKILLs the harness that runs this hook: the ancestor whose
-// parent is the session's padrun, else the hook's parent.
-func stopHarness() {
-	session, _ := strconv.Atoi(os.Getenv("PAD_SESSION_PID"))
+// parent is the session's padrun ($PAD_SESSION_PID), else the hook's parent.
+func stopHarness(env Env) {
+	session, _ := env.SessionPID() // Best effort: 0 stops the parent.
 	pid := os.Getppid()
 	for p := pid; p > 1; {
 		parent, _ := ident.ParentPid(p) // 0 when it is gone

@@ -2,4 +2,4 @@ package wrapper
 
 // stopHarness cannot end the harness here: companions are unavailable on
 // Windows (no control socket whose peer can be checked).
-func stopHarness() {}
+func stopHarness(Env) {}

@@ -8,28 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/wrapper/harness"
 )
-
-// parentSession returns the session pid of an outer session, from
-// PAD_SESSION_PID, or 0 when there is none. Only a canonical positive
-// decimal is a pid: "+5", "05" or " 5" are refused.
-func parentSession() (int, error) {
-	v, ok := os.LookupEnv("PAD_SESSION_PID")
-	if !ok {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 || strconv.Itoa(n) != v { // canonical only: no sign, zeros or spaces
-		return 0, usagef("PAD_SESSION_PID=%q is not a positive integer", v)
-	}
-	return n, nil
-}
 
 // guardedFiles makes every path absolute with its parent folder canonical,
 // and returns them sorted, without duplicates.
@@ -143,10 +127,10 @@ func workingDir() (string, error) {
 }
 
 // resolveAgent: --agent, else agent_name in the nearest .pad.toml from cwd
-// up, else $PAD_AGENT, else the harness's name, else empty. A .pad.toml in a
+// up, else envAgent ($PAD_AGENT), else the harness's name, else empty. A .pad.toml in a
 // parent folder may be anyone's: one that is not a regular file of the
 // user's or root's is an error, never a wait (SPEC §14).
-func resolveAgent(flag, cwd, harnessName string) (string, error) {
+func resolveAgent(flag, cwd, envAgent, harnessName string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
@@ -162,8 +146,8 @@ func resolveAgent(flag, cwd, harnessName string) (string, error) {
 			break
 		}
 	}
-	if a := os.Getenv("PAD_AGENT"); a != "" {
-		return a, nil
+	if envAgent != "" {
+		return envAgent, nil
 	}
 	return harness.Agent(harnessName), nil
 }

@@ -18,11 +18,11 @@ import (
 // people who see a warning on every run stop reading it.
 const warnedFile = "warned-versions"
 
-// stateDir is padrun's own state folder: $XDG_STATE_HOME/padrun, else
-// ~/.local/state/padrun.
-func stateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "padrun")
+// stateDir is padrun's own state folder: stateHome/padrun
+// ($XDG_STATE_HOME), else ~/.local/state/padrun.
+func stateDir(stateHome string) string {
+	if filepath.IsAbs(stateHome) {
+		return filepath.Join(stateHome, "padrun")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
@@ -37,7 +37,7 @@ func stateDir() string {
 // it warns every time: never silently.
 func warnUntested(o Options, plan harness.Plan) string {
 	msg := harness.Untested(plan)
-	if msg == "" || !firstWarning(stateDir(), plan.Harness+" "+plan.Version) {
+	if msg == "" || !firstWarning(stateDir(o.Env.StateHome), plan.Harness+" "+plan.Version) {
 		return ""
 	}
 	o.Log.Warn().Msg(msg)

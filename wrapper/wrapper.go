@@ -54,6 +54,7 @@ type Options struct {
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // the terminal people read, if any
+	Env       Env       // padrun's environment (ReadEnv)
 
 	// OnWait, when set, tells people once that the run waits for held.
 	OnWait func(held *marker.HeldError)
@@ -245,7 +246,7 @@ type run struct {
 // its marker, its cgroup's name and the registry. It changes nothing on disk
 // but the companion's file.
 func prepare(o Options) (*session, *run, error) {
-	parent, err := parentSession()
+	parent, err := o.Env.SessionPID()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,10 +266,10 @@ func prepare(o Options) (*session, *run, error) {
 		// The folder watch stays armed until the companion greets (greeting.go).
 		r.companion = companion
 	}
-	if r.path, err = supervise.LookPath(r.plan.Argv[0], os.Getenv("PATH")); err != nil {
+	if r.path, err = supervise.LookPath(r.plan.Argv[0], o.Env.Path); err != nil {
 		return nil, nil, err
 	}
-	if r.agent, err = resolveAgent(o.Agent, r.cwd, r.plan.Harness); err != nil {
+	if r.agent, err = resolveAgent(o.Agent, r.cwd, o.Env.Agent, r.plan.Harness); err != nil {
 		return nil, nil, err
 	}
 	if s.reg, err = openRegistry(); err != nil {
@@ -286,7 +287,7 @@ func prepare(o Options) (*session, *run, error) {
 	if s.tree != nil {
 		p.Cgroup = s.tree.Path
 	}
-	r.env = childEnv(os.Environ(), s.self.Pid, r.agent, r.files)
+	r.env = childEnv(o.Env.Environ, s.self.Pid, r.agent, r.files)
 	if r.ctlDir != "" {
 		r.env = append(r.env, r.plan.CompanionEnv...)
 	}
@@ -326,7 +327,7 @@ func (s *session) resolve(r *run) error {
 	o := s.o
 	home, _ := os.UserHomeDir() // Best effort: adapters fall back to none.
 	plan, err := harness.Resolve(o.Harness, o.Command, harness.Env{
-		Getenv: os.Getenv, Cwd: r.cwd, Home: home, NoPin: o.NoPin, NoCompanion: o.NoCompanion, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
+		Getenv: o.Env.Getenv, Cwd: r.cwd, Home: home, NoPin: o.NoPin, NoCompanion: o.NoCompanion, StdinTTY: supervise.IsTerminal(os.Stdin.Fd()),
 	})
 	if err != nil {
 		return &UsageError{Err: err}

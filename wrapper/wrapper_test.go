@@ -30,23 +30,22 @@ func TestResolveAgent_Order(t *testing.T) {
 	dir := t.TempDir()
 	deep := filepath.Join(dir, "a", "b")
 	os.MkdirAll(deep, 0o700)
-	t.Setenv("PAD_AGENT", "env")
-	if got, _ := resolveAgent("flag", deep, "pi"); got != "flag" {
+	env := EnvFrom([]string{"PAD_AGENT=env"}).Agent
+	if got, _ := resolveAgent("flag", deep, env, "pi"); got != "flag" {
 		t.Errorf("--agent: got %q", got)
 	}
-	if got, _ := resolveAgent("", deep, "pi"); got != "env" {
+	if got, _ := resolveAgent("", deep, env, "pi"); got != "env" {
 		t.Errorf("$PAD_AGENT: got %q", got)
 	}
 	os.WriteFile(filepath.Join(dir, "a", ".pad.toml"), []byte("agent_name = \"toml\"\n"), 0o600)
-	if got, _ := resolveAgent("", deep, "pi"); got != "toml" {
+	if got, _ := resolveAgent("", deep, env, "pi"); got != "toml" {
 		t.Errorf(".pad.toml: got %q", got)
 	}
 	os.Remove(filepath.Join(dir, "a", ".pad.toml"))
-	t.Setenv("PAD_AGENT", "")
-	if got, _ := resolveAgent("", deep, "claude"); got != "claude-code" {
+	if got, _ := resolveAgent("", deep, "", "claude"); got != "claude-code" {
 		t.Errorf("harness: got %q", got)
 	}
-	if got, _ := resolveAgent("", deep, "none"); got != "" {
+	if got, _ := resolveAgent("", deep, "", "none"); got != "" {
 		t.Errorf("none: got %q", got)
 	}
 }
@@ -92,17 +91,39 @@ func TestChildEnv(t *testing.T) {
 	}
 }
 
-func TestParentSession_CanonicalPositiveDecimalOnly(t *testing.T) {
+func TestSessionPID_CanonicalPositiveDecimalOnly(t *testing.T) {
 	for v, want := range map[string]int{"5": 5, "4242": 4242} {
-		t.Setenv("PAD_SESSION_PID", v)
-		if got, err := parentSession(); err != nil || got != want {
+		if got, err := EnvFrom([]string{"PAD_SESSION_PID=" + v}).SessionPID(); err != nil || got != want {
 			t.Errorf("PAD_SESSION_PID=%q: %d, %v; want %d", v, got, err, want)
 		}
 	}
 	for _, v := range []string{"+5", "05", " 5", "5 ", "5\n", "0", "-5", "0x10", "5_0", "", "x", "99999999999999999999"} {
-		t.Setenv("PAD_SESSION_PID", v)
-		if got, err := parentSession(); err == nil {
+		if got, err := EnvFrom([]string{"PAD_SESSION_PID=" + v}).SessionPID(); err == nil {
 			t.Errorf("PAD_SESSION_PID=%q accepted as %d", v, got)
 		}
+	}
+	if got, err := EnvFrom([]string{"PATH=/bin"}).SessionPID(); got != 0 || err != nil {
+		t.Errorf("no PAD_SESSION_PID: %d, %v; want 0, nil", got, err)
+	}
+	// The first of a repeated variable counts, as os.Getenv finds it.
+	if got, _ := EnvFrom([]string{"PAD_SESSION_PID=7", "PAD_SESSION_PID=8"}).SessionPID(); got != 7 {
+		t.Errorf("repeated PAD_SESSION_PID: %d, want 7", got)
+	}
+}
+
+// The companion's hook reads PAD_SESSION_PID by the run's rule: a
+// non-canonical value names no session, even beside a socket spelled the
+// same way.
+func TestAskControl_SessionPIDByTheOneRule(t *testing.T) {
+	dir := t.TempDir()
+	for _, pid := range []string{"05", "+5", " 5"} {
+		env := EnvFrom([]string{"PAD_SESSION_PID=" + pid, "PADRUN_CONTROL=" + filepath.Join(dir, pid+".sock")})
+		if _, err := askControl(env, controlRequest{Op: "claim"}); err == nil || !strings.Contains(err.Error(), "no control socket") {
+			t.Errorf("PAD_SESSION_PID=%q: %v, want no control socket", pid, err)
+		}
+	}
+	env := EnvFrom([]string{"PAD_SESSION_PID=5", "PADRUN_CONTROL=" + filepath.Join(dir, "5.sock")})
+	if _, err := askControl(env, controlRequest{Op: "claim"}); err == nil || !strings.Contains(err.Error(), "cannot reach padrun") {
+		t.Errorf("PAD_SESSION_PID=5: %v, want cannot reach padrun", err)
 	}
 }

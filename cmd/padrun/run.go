@@ -138,6 +138,7 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	}
 	f.SessionKey = f.etcd.sessions
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
+	f.Env = wrapper.ReadEnv()
 	f.LogFile = logs.file
 	f.Greeting = greetingWait
 	f.OnWait = func(held *marker.HeldError) {

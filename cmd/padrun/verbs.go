@@ -55,7 +55,7 @@ func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", args[0]),
 				Advice: "padrun companion claude-hook (run by claude's hooks, reading the hook's JSON on stdin)"}
 		}
-		if code := wrapper.ClaudeHook(os.Stdin, stderr); code != 0 {
+		if code := wrapper.ClaudeHook(os.Stdin, stderr, wrapper.ReadEnv()); code != 0 {
 			return exitStatus(code) // claude reads the hook's status: 2 blocks
 		}
 		return nil
