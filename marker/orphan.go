@@ -5,10 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // leftover checks, for a padrun marker whose padrun and child are gone,
@@ -25,14 +24,14 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	// A cgroup is seen from every pid namespace of the machine; pids are not.
 	if m.Cgroup != "" && filepath.IsAbs(m.Cgroup) {
 		if _, err := os.Stat(m.Cgroup); err == nil {
-			pids, err := ident.CgroupProcs(m.Cgroup)
+			pids, err := cgroup.Procs(m.Cgroup)
 			if err != nil {
 				return Judgement{ident.Unknown, gone + "its cgroup cannot be read: " + err.Error()}, false
 			}
 			if len(pids) > 0 {
 				return Judgement{ident.Alive, gone + names(pids) + " of its session still " + runs(pids) + " (cgroup " + m.Cgroup + ")"}, false
 			}
-			removeCgroup(m.Cgroup)
+			cgroup.RemoveLeftover(m.Cgroup)
 			return Judgement{}, true // the cgroup holds every process of the session
 		}
 	}
@@ -92,24 +91,4 @@ func runs(pids []int) string {
 		return "runs"
 	}
 	return "run"
-}
-
-// removeCgroup removes an empty cgroup a killed padrun left behind. It
-// touches only folders named as padrun names them, on a cgroup v2
-// filesystem.
-func removeCgroup(dir string) {
-	if !strings.HasPrefix(filepath.Base(dir), "padrun-") || !ident.IsCgroup2(dir) {
-		return
-	}
-	// Its last process may be a zombie that init has yet to reap: the
-	// kernel still counts it, though it lists no process.
-	for try := 0; try < 50; try++ {
-		if err := syscall.Rmdir(dir); err != syscall.EBUSY {
-			return // Best effort: removed, or a nested one keeps it.
-		}
-		if pids, err := ident.CgroupProcs(dir); err != nil || len(pids) > 0 {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // ExecError says the command could not be run.
@@ -35,8 +37,8 @@ type Spec struct {
 	Pty bool
 	// Record, when set, receives the session's output as the user sees it.
 	Record io.Writer
-	// Tree, when set, is the cgroup the child is born in.
-	Tree *Tree
+	// Cgroup, when set, is the cgroup the child is born in.
+	Cgroup *cgroup.Session
 	// Inherit lists descriptors the child inherits at their own numbers,
 	// as flock(1) hands its lock to the command: the session's locks.
 	Inherit []uintptr

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // sysProcAttr: no parent-death signal here (macOS has none); an orphaned
@@ -22,7 +24,7 @@ const stopOpts = 0
 func subreaper() {}
 
 // forkExec starts the child: there are no cgroups here.
-func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *Tree) (int, *Tree, error) {
+func forkExec(path string, args []string, attr *syscall.ProcAttr, _ *cgroup.Session) (int, *cgroup.Session, error) {
 	pid, err := syscall.ForkExec(path, args, attr)
 	return pid, nil, err
 }

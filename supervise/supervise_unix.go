@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // fatal lists the signals whose default action ends a process with a core
@@ -97,8 +99,8 @@ type Child struct {
 	ownGroup  bool // the child leads its own process group
 	tty       int  // our controlling terminal's fd, or -1
 	io        *relay
-	tree      *Tree
-	jobs      *schedule // Supervise's jobs, which EndRest runs on
+	cgroup    *cgroup.Session // the cgroup it was born in, or nil
+	jobs      *schedule       // Supervise's jobs, which EndRest runs on
 }
 
 // Start starts the child. The child shares padrun's process group when
@@ -148,7 +150,7 @@ func Start(s Spec) (*Child, error) {
 	for _, fd := range s.Inherit {
 		unix.FcntlInt(fd, unix.F_SETFD, 0) // Best effort: the other engines still hold.
 	}
-	pid, tree, err := forkExec(s.Path, s.Args, attr, s.Tree)
+	pid, cg, err := forkExec(s.Path, s.Args, attr, s.Cgroup)
 	for _, fd := range s.Inherit {
 		unix.FcntlInt(fd, unix.F_SETFD, unix.FD_CLOEXEC) // Best effort.
 	}
@@ -162,9 +164,9 @@ func Start(s Spec) (*Child, error) {
 		}
 		return nil, execError(s.Args[0], err)
 	}
-	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, tree: tree}
-	if tree != nil {
-		c.Cgroup = tree.Path
+	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, cgroup: cg}
+	if cg != nil {
+		c.Cgroup = cg.Path
 	}
 	switch {
 	case s.Pty:

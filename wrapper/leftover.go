@@ -41,7 +41,7 @@ func (s *session) lockFds() []uintptr {
 // refuses, naming them, until they are gone.
 func (s *session) endRest(child *supervise.Child) {
 	left := child.EndRest(s.o.Grace, func(pids []int) {
-		s.o.Log.Warn().Ints("pids", pids).Msg("the child left " + names(pids) + " running: ending it (TERM, then KILL after the grace period)")
+		s.o.Log.Warn().Ints("pids", pids).Msg("the child left " + ident.Names(pids, 5) + " running: ending it (TERM, then KILL after the grace period)")
 	})
 	if len(left) == 0 {
 		return
@@ -53,22 +53,8 @@ func (s *session) endRest(child *supervise.Child) {
 		files = append(files, l.File)
 	}
 	s.mu.Unlock()
-	fmt.Fprintf(s.o.Stderr, "padrun: %s of the session outlived SIGKILL: its session files stay held until it is gone\n", names(left))
+	fmt.Fprintf(s.o.Stderr, "padrun: %s of the session outlived SIGKILL: its session files stay held until it is gone\n", ident.Names(left, 5))
 	if len(files) > 0 {
 		fmt.Fprintf(s.o.Stderr, "padrun: hint: see who holds them with: padrun status %s\n", strings.Join(files, " "))
 	}
-}
-
-// names names pids for people: "pid 12 (sh), pid 13 (node)".
-func names(pids []int) string {
-	const most = 5
-	var s []string
-	for i, pid := range pids {
-		if i == most {
-			s = append(s, fmt.Sprintf("and %d more", len(pids)-most))
-			break
-		}
-		s = append(s, ident.Name(pid))
-	}
-	return strings.Join(s, ", ")
 }

@@ -232,7 +232,7 @@ func (s *session) cleanup() {
 	if len(s.left) == 0 {
 		// Before the markers that name it go: a padrun killed in between
 		// leaves a marker naming no cgroup, never a cgroup no marker names.
-		s.tree.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
+		s.cg.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
 	s.release()
 	s.releaseEtcd()

@@ -22,6 +22,7 @@ import (
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise"
+	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -131,7 +132,7 @@ type session struct {
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
 	rec   *registry.Record
-	tree  *supervise.Tree // the session's cgroup, where padrun could make one
+	cg    *cgroup.Session // the session's cgroup, where padrun could make one
 	child childInfo       // what the markers record of the child
 	left  []int           // processes of the session that outlived padrun's end of it
 
@@ -175,7 +176,7 @@ func Run(o Options) (Result, error) {
 	if err := s.acquire(ctx, r.files); err != nil {
 		return Result{}, err
 	}
-	s.tree.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
+	s.cg.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
 	// The record may be another session's: touch it only once this run
 	// holds every file, so a refused run changes nothing.
 	if o.Record != "" {
@@ -210,7 +211,7 @@ func Run(o Options) (Result, error) {
 	s.greetingWatch(stopWatch)
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
-		Pty: o.Pty, Record: r.record, Tree: s.tree, Inherit: s.lockFds(),
+		Pty: o.Pty, Record: r.record, Cgroup: s.cg, Inherit: s.lockFds(),
 	})
 	if err != nil {
 		return Result{}, err
@@ -283,9 +284,9 @@ func prepare(o Options) (*session, *run, error) {
 	p.Version, p.Harness, p.Mode, p.Agent = Version, r.plan.Harness, r.plan.Mode, r.agent
 	p.SessionID = r.plan.SessionID
 	p.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
-	s.tree = supervise.NewTree(treeTag(s.self))
-	if s.tree != nil {
-		p.Cgroup = s.tree.Path
+	s.cg = cgroup.New(cgroup.Tag(s.self))
+	if s.cg != nil {
+		p.Cgroup = s.cg.Path
 	}
 	r.env = childEnv(o.Env.Environ, s.self.Pid, r.agent, r.files)
 	if r.ctlDir != "" {

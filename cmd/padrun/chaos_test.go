@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/padrun/padrun/supervise"
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 var chaosRounds = flag.Int("chaos-rounds", 200, "rounds of the SIGKILL chaos test")
@@ -142,8 +142,8 @@ func TestChaos_SIGKILLWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	setsid := ""
-	if tr := supervise.NewTree("chaos-probe-" + strconv.Itoa(os.Getpid())); tr != nil {
-		tr.Remove()
+	if cg := cgroup.New("chaos-probe-" + strconv.Itoa(os.Getpid())); cg != nil {
+		cg.Remove()
 		setsid = "setsid sh \"$W\" \"$T\" & "
 	} else {
 		t.Log("no cgroup of the session's own here: setsid writers left out (they escape the child's group)")

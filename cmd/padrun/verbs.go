@@ -16,6 +16,7 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper"
 )
 
@@ -278,15 +279,15 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	}
 	// The records are pruned by now: a cgroup folder that cannot be read
 	// is said, and pad's line still printed.
-	trees, err := wrapper.PruneTrees(time.Now())
+	cgroups, err := cgroup.Prune(time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %v\n", err)
 	}
 	if asJSON {
 		writeJSON(stdout, struct {
 			registry.PruneResult
-			wrapper.TreesResult
-		}{res, trees})
+			cgroup.Pruned
+		}{res, cgroups})
 		return nil
 	}
 	// pad's exact wording, capital and final period included: scripts that
@@ -296,14 +297,14 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 		msg += fmt.Sprintf(" and %d unknown older than %s", res.Unknown, olderThan)
 	}
 	fmt.Fprintf(stdout, "%s; kept %d.\n", msg, res.Kept)
-	switch trees.Removed {
+	switch cgroups.Removed {
 	case 0:
 	case 1:
 		fmt.Fprintln(stdout, "Removed 1 empty cgroup of a dead padrun.")
 	default:
-		fmt.Fprintf(stdout, "Removed %d empty cgroups of dead padruns.\n", trees.Removed)
+		fmt.Fprintf(stdout, "Removed %d empty cgroups of dead padruns.\n", cgroups.Removed)
 	}
-	for _, k := range trees.Kept {
+	for _, k := range cgroups.Kept {
 		fmt.Fprintf(stderr, "padrun: kept cgroup %s\n", k)
 	}
 	return nil

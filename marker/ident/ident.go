@@ -177,6 +177,19 @@ func NormalizeID(id string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(id)), "-", "")
 }
 
+// Names names the first most pids for people, then says how many more.
+func Names(pids []int, most int) string {
+	var s []string
+	for i, pid := range pids {
+		if i == most {
+			s = append(s, "and "+strconv.Itoa(len(pids)-most)+" more")
+			break
+		}
+		s = append(s, Name(pid))
+	}
+	return strings.Join(s, ", ")
+}
+
 // Name names pid for people: "pid 123 (codex)".
 func Name(pid int) string {
 	s := "pid " + strconv.Itoa(pid)

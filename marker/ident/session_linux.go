@@ -12,67 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// cgroup2Magic is CGROUP2_SUPER_MAGIC, the f_type of a cgroup v2 filesystem.
-const cgroup2Magic = 0x63677270
-
-// maxCgroupDepth bounds the walk of a recorded cgroup: nested padruns make
-// one level each.
-const maxCgroupDepth = 16
-
-// CgroupProcs lists the processes in the cgroup v2 folder dir and below it.
-// A folder that no longer exists holds none; one that is not on a cgroup v2
-// filesystem is an error, as nothing can be proven from it.
-func CgroupProcs(dir string) ([]int, error) {
-	var fs unix.Statfs_t
-	switch err := unix.Statfs(dir, &fs); {
-	case errors.Is(err, unix.ENOENT):
-		return nil, nil
-	case err != nil:
-		return nil, errors.New("ident: cgroup " + dir + ": " + err.Error())
-	case fs.Type != cgroup2Magic:
-		return nil, errors.New("ident: " + dir + " is not a cgroup v2 folder")
-	}
-	var pids []int
-	err := walkCgroup(dir, 0, &pids)
-	return pids, err
-}
-
-func walkCgroup(dir string, depth int, pids *[]int) error {
-	if depth > maxCgroupDepth {
-		return errors.New("ident: cgroup " + dir + " is nested too deep to check")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil // removed meanwhile: empty
-	case err != nil:
-		return errors.New("ident: cgroup " + dir + ": " + err.Error())
-	}
-	for _, f := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(f); err == nil {
-			*pids = append(*pids, pid)
-		}
-	}
-	des, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return errors.New("ident: cgroup " + dir + ": " + err.Error())
-	}
-	for _, de := range des {
-		if de.IsDir() {
-			if err := walkCgroup(filepath.Join(dir, de.Name()), depth+1, pids); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// IsCgroup2 reports whether dir is a folder on a cgroup v2 filesystem.
-func IsCgroup2(dir string) bool {
-	var fs unix.Statfs_t
-	return unix.Statfs(dir, &fs) == nil && fs.Type == cgroup2Magic
-}
-
 // GroupProcs lists the live processes in process group pgid or in session
 // sid (either may be 0: not checked) that started no earlier than since, a
 // start token (empty: any time). A process that started before the session

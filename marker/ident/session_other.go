@@ -2,12 +2,6 @@
 
 package ident
 
-// CgroupProcs: cgroups exist on Linux only, and only a Linux padrun records one.
-func CgroupProcs(string) ([]int, error) { return nil, nil }
-
-// IsCgroup2: cgroups exist on Linux only.
-func IsCgroup2(string) bool { return false }
-
 // GroupProcs: only a Linux padrun records its child's group and session.
 func GroupProcs(int, int, string) ([]int, error) { return nil, nil }
 

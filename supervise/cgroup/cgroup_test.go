@@ -1,4 +1,4 @@
-package wrapper
+package cgroup
 
 import (
 	"runtime"
@@ -9,9 +9,9 @@ import (
 	"github.com/padrun/padrun/marker/ident"
 )
 
-// TestDeadTree: a session cgroup goes only when its name proves its padrun
+// TestDeadTag: a session cgroup goes only when its name proves its padrun
 // gone: this pid namespace's, or an unnamed one a minute old.
-func TestDeadTree(t *testing.T) {
+func TestDeadTag(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("pid namespaces and start tokens as the cgroups name them are Linux's")
 	}
@@ -23,7 +23,7 @@ func TestDeadTree(t *testing.T) {
 		t.Skip("no time namespaces on this kernel (Linux 5.6 made them)")
 	}
 	now := time.Now()
-	old, fresh := now.Add(-2*treeMinAge), now
+	old, fresh := now.Add(-2*minAge), now
 	pid := strconv.Itoa(self.Pid)
 	reused := pid + "-1" // this pid, another start: a dead padrun's
 	ns := "-" + self.PidNamespace + "-" + self.TimeNamespace
@@ -32,7 +32,7 @@ func TestDeadTree(t *testing.T) {
 		made time.Time
 		want bool
 	}{
-		{treeTag(self), old, false},                           // alive: this process
+		{Tag(self), old, false},                               // alive: this process
 		{reused + ns, fresh, true},                            // dead, these namespaces: at once
 		{reused + "-1", old, false},                           // another pid namespace's
 		{reused + "-" + self.PidNamespace + "-1", old, false}, // another time namespace's: its start read shifted
@@ -45,8 +45,8 @@ func TestDeadTree(t *testing.T) {
 		{"", old, false}, {"x", old, false}, {"0-1", old, false}, {"-5-1", old, false}, {"05-1", old, false},
 		{"+5-1", old, false}, {pid + "-", old, false}, {reused + ns + "-2", old, false},
 	} {
-		if got := deadTree(c.tag, c.made, self, now); got != c.want {
-			t.Errorf("deadTree(%q, made %v ago) = %v, want %v", c.tag, now.Sub(c.made), got, c.want)
+		if got := deadTag(c.tag, c.made, self, now); got != c.want {
+			t.Errorf("deadTag(%q, made %v ago) = %v, want %v", c.tag, now.Sub(c.made), got, c.want)
 		}
 	}
 }

@@ -8,15 +8,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // leave starts a helper that leaves a grandchild in a session of its own
 // and exits; it returns the child, reaped, and the grandchild's pid.
-func leave(t *testing.T, mode string, tree *Tree) (*Child, int) {
+func leave(t *testing.T, mode string, cg *cgroup.Session) (*Child, int) {
 	s, _ := helper(t, mode)
 	gc := filepath.Join(t.TempDir(), "grandchild")
 	s.Env = append(s.Env, "GRANDCHILD="+gc)
-	s.Tree = tree
+	s.Cgroup = cg
 	c, err := Start(s)
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +85,8 @@ func TestEndRest_NothingLeft(t *testing.T) {
 	}
 }
 
-func newTree(t *testing.T) *Tree {
-	tr := NewTree("test-" + strconv.Itoa(os.Getpid()) + "-" + strings.ReplaceAll(t.Name(), "/", "-"))
+func newCgroup(t *testing.T) *cgroup.Session {
+	tr := cgroup.New("test-" + strconv.Itoa(os.Getpid()) + "-" + strings.ReplaceAll(t.Name(), "/", "-"))
 	if tr == nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("no cgroup v2 of padrun's own can be made here, and CI is set")
@@ -99,7 +101,7 @@ func newTree(t *testing.T) *Tree {
 // In a cgroup, what the child left is found there and ended by
 // cgroup.kill after the grace; the cgroup can then be removed.
 func TestEndRest_Cgroup(t *testing.T) {
-	tr := newTree(t)
+	tr := newCgroup(t)
 	c, pid := leave(t, "leave-ignoring-term", tr)
 	if c.Cgroup != tr.Path {
 		t.Fatalf("child not in the cgroup: %q", c.Cgroup)
@@ -119,14 +121,14 @@ func TestEndRest_Cgroup(t *testing.T) {
 // Shutdown: after the grace every process of the session is killed, a
 // grandchild in a session of its own too, not only the child's group.
 func TestSupervise_GraceKillsEveryProcessOfTheSession(t *testing.T) {
-	for _, withTree := range []bool{false, true} {
-		t.Run(map[bool]string{false: "subreaper", true: "cgroup"}[withTree], func(t *testing.T) {
-			var tr *Tree
-			if withTree {
-				tr = newTree(t)
+	for _, withCgroup := range []bool{false, true} {
+		t.Run(map[bool]string{false: "subreaper", true: "cgroup"}[withCgroup], func(t *testing.T) {
+			var tr *cgroup.Session
+			if withCgroup {
+				tr = newCgroup(t)
 			}
 			s, readyFile := helper(t, "ignore-term")
-			s.Tree = tr
+			s.Cgroup = tr
 			c, err := Start(s)
 			if err != nil {
 				t.Fatal(err)
@@ -135,7 +137,7 @@ func TestSupervise_GraceKillsEveryProcessOfTheSession(t *testing.T) {
 			// A grandchild: the helper's own child would be ideal; here a
 			// process padrun adopts stands in, started in its own session.
 			s2, ready2 := helper(t, "ignore-term")
-			s2.Tree = tr
+			s2.Cgroup = tr
 			g, err := Start(s2)
 			if err != nil {
 				t.Fatal(err)
@@ -194,9 +196,9 @@ func TestSupervise_ReapsOrphansWhileTheChildRuns(t *testing.T) {
 // it (one rmdir, which the kernel refuses while any process lives there),
 // and Remove then has nothing left to do.
 func TestEndRest_EmptyCgroupRemovedAtOnce(t *testing.T) {
-	tr := newTree(t)
+	tr := newCgroup(t)
 	s, _ := helper(t, "exit7")
-	s.Tree = tr
+	s.Cgroup = tr
 	c, err := Start(s)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,118 @@
+// Package cgroup is the session's cgroup v2, on Linux: its name, its
+// making, the checks of what lives in it, its removal, and the pruning of
+// those that padruns killed by SIGKILL left. The run makes one (Session),
+// the marker's orphan check reads and removes a dead padrun's, and prune
+// removes those no marker names any more. Elsewhere there are none.
+package cgroup
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// Prefix starts the name of every session cgroup: padrun touches no other.
+const Prefix = "padrun-"
+
+// Tag names the session's cgroup after padrun: its pid and start token,
+// its pid namespace, where the pid means this process, and its time
+// namespace, where the start token was read (shifted by its boottime
+// offset).
+func Tag(self ident.Self) string {
+	tag := strconv.Itoa(self.Pid) + "-" + self.StartToken
+	if self.PidNamespace != "" {
+		tag += "-" + self.PidNamespace
+		if self.TimeNamespace != "" {
+			tag += "-" + self.TimeNamespace
+		}
+	}
+	return tag
+}
+
+// minAge is how old the cgroup of a dead padrun must be when its name does
+// not say its pid or time namespace (earlier releases named none): a
+// padrun of another namespace, whose pid means another process here or
+// whose start token is read shifted, makes its cgroup a moment before its
+// child starts in it.
+const minAge = time.Minute
+
+// deadTag reports whether the padrun that made the cgroup of tag is proven
+// gone: its pid and start token are of no process in its pid namespace,
+// which is this one, read in its time namespace, which is this one too.
+func deadTag(tag string, made time.Time, self ident.Self, now time.Time) bool {
+	f := strings.Split(tag, "-")
+	if len(f) < 2 || len(f) > 4 {
+		return false
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != f[0] || f[1] == "" {
+		return false
+	}
+	switch {
+	case len(f) >= 3 && f[2] != self.PidNamespace, len(f) == 4 && f[3] != self.TimeNamespace:
+		return false // another namespace's: its prune judges it
+	case len(f) < 4 && now.Sub(made) < minAge:
+		return false
+	}
+	v, _ := ident.Probe(pid, f[1])
+	return v == ident.Dead
+}
+
+// Pruned is what Prune did.
+type Pruned struct {
+	Removed int    `json:"cgroups_removed"`
+	Kept    []Kept `json:"cgroups_kept"`
+}
+
+// Kept is the cgroup of a dead padrun that Prune kept: processes of its
+// session still live in it, or it could not be removed.
+type Kept struct {
+	Path  string `json:"path"`
+	Procs []int  `json:"pids,omitempty"`
+	Err   string `json:"error,omitempty"`
+}
+
+// String says why the cgroup was kept.
+func (k Kept) String() string {
+	if k.Err != "" {
+		return k.Path + " of a dead padrun: " + k.Err
+	}
+	return fmt.Sprintf("%s of a dead padrun: %s still running in it", k.Path, ident.Names(k.Procs, 5))
+}
+
+// Prune removes the session cgroups that padruns killed by SIGKILL left
+// below padrun's own cgroup, which only a later run on the same file would
+// remove otherwise: those whose padrun is proven dead and that are empty.
+// The kernel refuses to remove a cgroup that any process lives in; those
+// are kept, with their processes.
+//
+// A cgroup that cannot be removed is kept with the error, and the others
+// are still looked at; only a folder that cannot be listed is an error.
+func Prune(now time.Time) (Pruned, error) {
+	res := Pruned{Kept: []Kept{}}
+	left, err := ListLeft()
+	if err != nil {
+		return res, fmt.Errorf("list the sessions' cgroups: %w", err)
+	}
+	self := ident.ReadSelf()
+	for _, l := range left {
+		if !deadTag(l.Tag, l.Made, self, now) {
+			continue
+		}
+		gone, procs, err := RemoveLeft(l.Path)
+		switch {
+		case err != nil:
+			res.Kept = append(res.Kept, Kept{Path: l.Path, Err: err.Error()})
+		case gone:
+			res.Removed++
+		case len(procs) > 0:
+			res.Kept = append(res.Kept, Kept{Path: l.Path, Procs: procs})
+		}
+		// Else busy with no process: its last one is exiting, or a cgroup
+		// was made inside it. The next prune sees.
+	}
+	return res, nil
+}

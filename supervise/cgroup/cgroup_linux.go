@@ -1,0 +1,333 @@
+package cgroup
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// magic is CGROUP2_SUPER_MAGIC, the f_type of a cgroup v2 filesystem.
+const magic = 0x63677270
+
+// Session is a cgroup v2 of the session's own: the child is born in it
+// (clone3 with CLONE_INTO_CGROUP), so every process of the session, however
+// it forks, setsids or loses its parent, stays in it; cgroup.events says
+// whether any still lives and cgroup.kill ends them all.
+type Session struct {
+	Path string
+	made bool // Make was called
+	fd   int  // the folder, open for clone3 until the fork; -1 when not made
+	gone bool // removed, or never made
+}
+
+// New names a cgroup for the session, Prefix+tag below padrun's own
+// cgroup; Make makes it. It returns nil where there is no cgroup v2 or
+// padrun may not write there (a user without a delegated subtree).
+func New(tag string) *Session {
+	parent := ownParent()
+	if parent == "" {
+		return nil
+	}
+	return &Session{Path: filepath.Join(parent, Prefix+tag), fd: -1}
+}
+
+// ownParent returns padrun's own cgroup v2 folder, where the sessions'
+// cgroups are made, or "" where there is none padrun may write in.
+func ownParent() string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	own := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			own = p
+		}
+	}
+	if own == "" || strings.HasSuffix(own, " (deleted)") {
+		return ""
+	}
+	for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		if !IsV2(mnt) {
+			continue
+		}
+		parent := filepath.Join(mnt, own)
+		if unix.Access(parent, unix.W_OK) != nil {
+			return ""
+		}
+		return parent
+	}
+	return ""
+}
+
+// Make makes the cgroup. Call it once the marker that names it is
+// published: a padrun killed in between leaves no cgroup that no marker
+// names. Should making it fail, the child starts without it and Path names
+// a folder that does not exist, which the orphan check reads as such. It
+// costs a mkdir and an open on the start-up path, less than a goroutine of
+// its own did (a thread, and waking the start for it).
+func (s *Session) Make() {
+	if s == nil || s.made {
+		return
+	}
+	s.made = true
+	if err := unix.Mkdir(s.Path, 0o755); err != nil {
+		s.gone = true
+		return
+	}
+	fd, err := unix.Open(s.Path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Rmdir(s.Path) // Best effort.
+		s.gone = true
+		return
+	}
+	s.fd = fd
+}
+
+// FD is the cgroup's folder, open for the fork into it (clone3's
+// CLONE_INTO_CGROUP), or -1 when there is none to fork into.
+func (s *Session) FD() int {
+	if s == nil {
+		return -1
+	}
+	return s.fd
+}
+
+// CloseFD closes the folder, which only the fork needed.
+func (s *Session) CloseFD() {
+	if s.fd >= 0 {
+		unix.Close(s.fd)
+		s.fd = -1
+	}
+}
+
+// Remove removes the cgroup if nothing lives in it any more; it reports
+// whether the cgroup is gone.
+func (s *Session) Remove() bool {
+	if s == nil || !s.made || s.gone {
+		return true
+	}
+	s.CloseFD()
+	// Padrun's own exited children (orphans of the session it reaps as
+	// their subreaper) still count until reaped.
+	s.gone = removeWhenEmpty(s.Path, func() { ReapExited() })
+	return s.gone
+}
+
+// RemoveEmpty removes the cgroup when nothing lives in it, with one rmdir,
+// which the kernel refuses (EBUSY) while any process does; it reports
+// whether the cgroup is gone.
+func (s *Session) RemoveEmpty() bool {
+	if s.gone {
+		return true
+	}
+	if err := unix.Rmdir(s.Path); err != nil && err != unix.ENOENT {
+		return false
+	}
+	s.gone = true
+	return true
+}
+
+// Populated reports whether any process lives in the cgroup or below it.
+// An unreadable cgroup.events counts as populated: fail closed.
+func (s *Session) Populated() bool {
+	fd, err := unix.Open(filepath.Join(s.Path, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err != unix.ENOENT
+	}
+	defer unix.Close(fd)
+	var b [256]byte
+	n, err := unix.Read(fd, b[:])
+	if err != nil || n <= 0 {
+		return true
+	}
+	return !bytes.Contains(b[:n], []byte("populated 0"))
+}
+
+// Procs lists the processes in the cgroup and below it, as far as they can
+// be read.
+func (s *Session) Procs() []int {
+	pids, _ := Procs(s.Path) // Best effort: what could be read.
+	return pids
+}
+
+// Kill sends SIGKILL to every process of the cgroup at once.
+func (s *Session) Kill() error {
+	return os.WriteFile(filepath.Join(s.Path, "cgroup.kill"), []byte("1"), 0)
+}
+
+// ReapExited reaps every child of this process that has exited, for a
+// zombie still counts in its cgroup; it reports whether this process has no
+// child at all left.
+func ReapExited() (none bool) {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR || (err == nil && pid > 0):
+		case err == unix.ECHILD:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// removeTries bounds the wait for an empty cgroup that the kernel still
+// counts a process in: right after its last process exited (a zombie not
+// yet reaped, an exit not yet accounted), rmdir says EBUSY for a moment.
+const removeTries = 50
+
+// removeWhenEmpty removes the cgroup folder dir once no process lives in it,
+// trying briefly while the kernel still counts one that no cgroup.procs
+// lists; settle, when set, runs between the tries. It reports whether dir
+// is gone.
+func removeWhenEmpty(dir string, settle func()) bool {
+	for try := 0; ; try++ {
+		switch err := unix.Rmdir(dir); err {
+		case nil, unix.ENOENT:
+			return true
+		case unix.EBUSY:
+		default:
+			return false
+		}
+		if try == removeTries {
+			return false
+		}
+		if pids, err := Procs(dir); err != nil || len(pids) > 0 {
+			return false // a live process, or one cgroup made inside it
+		}
+		if settle != nil {
+			settle()
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// RemoveLeftover removes the empty cgroup dir that a killed padrun left
+// behind, named in its marker. It touches only folders named as padrun
+// names them, on a cgroup v2 filesystem.
+func RemoveLeftover(dir string) {
+	if !strings.HasPrefix(filepath.Base(dir), Prefix) || !IsV2(dir) {
+		return
+	}
+	// Its last process may be a zombie that init has yet to reap: the
+	// kernel still counts it, though it lists no process.
+	removeWhenEmpty(dir, nil) // Best effort: removed, or a nested one keeps it.
+}
+
+// Left is a session cgroup found beside padrun's own sessions': its name
+// tells the padrun that made it.
+type Left struct {
+	Path string
+	// Tag is what follows Prefix in its name: New's tag.
+	Tag  string
+	Made time.Time // the folder's change time
+}
+
+// ListLeft lists the session cgroups made below padrun's own cgroup, where
+// New makes them: those of padruns that run, and those that padruns killed
+// by SIGKILL could not remove.
+func ListLeft() ([]Left, error) {
+	parent := ownParent()
+	if parent == "" {
+		return nil, nil
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	var out []Left
+	for _, e := range ents {
+		tag, ok := strings.CutPrefix(e.Name(), Prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		var st unix.Stat_t
+		p := filepath.Join(parent, e.Name())
+		if unix.Lstat(p, &st) != nil {
+			continue // gone meanwhile
+		}
+		out = append(out, Left{Path: p, Tag: tag, Made: time.Unix(st.Ctim.Unix())})
+	}
+	return out, nil
+}
+
+// RemoveLeft removes an empty session cgroup with one rmdir, which the
+// kernel refuses while any process lives in it: then gone is false and
+// procs lists those processes.
+func RemoveLeft(path string) (gone bool, procs []int, err error) {
+	switch err := unix.Rmdir(path); err {
+	case nil, unix.ENOENT:
+		return true, nil, nil
+	case unix.EBUSY:
+		procs, _ := Procs(path) // Best effort: what could be read.
+		return false, procs, nil
+	default:
+		return false, nil, err
+	}
+}
+
+// maxDepth bounds the walk of a recorded cgroup: nested padruns make one
+// level each.
+const maxDepth = 16
+
+// Procs lists the processes in the cgroup v2 folder dir and below it. A
+// folder that no longer exists holds none; one that is not on a cgroup v2
+// filesystem is an error, as nothing can be proven from it.
+func Procs(dir string) ([]int, error) {
+	var fs unix.Statfs_t
+	switch err := unix.Statfs(dir, &fs); {
+	case errors.Is(err, unix.ENOENT):
+		return nil, nil
+	case err != nil:
+		return nil, errors.New("cgroup: " + dir + ": " + err.Error())
+	case fs.Type != magic:
+		return nil, errors.New("cgroup: " + dir + " is not a cgroup v2 folder")
+	}
+	var pids []int
+	err := walk(dir, 0, &pids)
+	return pids, err
+}
+
+func walk(dir string, depth int, pids *[]int) error {
+	if depth > maxDepth {
+		return errors.New("cgroup: " + dir + " is nested too deep to check")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // removed meanwhile: empty
+	case err != nil:
+		return errors.New("cgroup: " + dir + ": " + err.Error())
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			*pids = append(*pids, pid)
+		}
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return errors.New("cgroup: " + dir + ": " + err.Error())
+	}
+	for _, de := range des {
+		if de.IsDir() {
+			if err := walk(filepath.Join(dir, de.Name()), depth+1, pids); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// IsV2 reports whether dir is a folder on a cgroup v2 filesystem.
+func IsV2(dir string) bool {
+	var fs unix.Statfs_t
+	return unix.Statfs(dir, &fs) == nil && fs.Type == magic
+}

@@ -1,0 +1,38 @@
+//go:build !linux
+
+package cgroup
+
+import "time"
+
+// Session is a cgroup of the session's own: Linux only.
+type Session struct {
+	Path string
+}
+
+// New returns nil: there are no cgroups here.
+func New(string) *Session { return nil }
+
+// Make has nothing to make.
+func (s *Session) Make() {}
+
+// Remove has nothing to remove.
+func (s *Session) Remove() bool { return true }
+
+// Left is a session cgroup: Linux only.
+type Left struct {
+	Path string
+	Tag  string
+	Made time.Time
+}
+
+// ListLeft finds none: there are no cgroups here.
+func ListLeft() ([]Left, error) { return nil, nil }
+
+// RemoveLeft has nothing to remove.
+func RemoveLeft(string) (gone bool, procs []int, err error) { return true, nil, nil }
+
+// RemoveLeftover has nothing to remove.
+func RemoveLeftover(string) {}
+
+// Procs: cgroups exist on Linux only, and only a Linux padrun records one.
+func Procs(string) ([]int, error) { return nil, nil }
