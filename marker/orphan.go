@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/supervise/cgroup"
@@ -73,18 +72,7 @@ func local(m *Marker, self ident.Self) (sameBoot, samePids bool) {
 }
 
 // names names the first few pids for people.
-func names(pids []int) string {
-	const most = 3
-	var s []string
-	for i, pid := range pids {
-		if i == most {
-			s = append(s, "and "+strconv.Itoa(len(pids)-most)+" more")
-			break
-		}
-		s = append(s, ident.Name(pid))
-	}
-	return strings.Join(s, ", ")
-}
+func names(pids []int) string { return ident.Names(pids, 3) }
 
 func runs(pids []int) string {
 	if len(pids) == 1 {

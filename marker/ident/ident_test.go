@@ -148,3 +148,15 @@ func TestOtherNamespace_EitherDiffers_LeftOutIsSame(t *testing.T) {
 		t.Errorf("with the reader's left out = %q, want \"\"", got)
 	}
 }
+
+// Names names the first few pids and counts the rest: wrapper and marker
+// word their lists of processes with it.
+func TestNames_FirstFewThenHowManyMore(t *testing.T) {
+	dead := []int{1 << 30, 1<<30 + 1, 1<<30 + 2, 1<<30 + 3}
+	if got, want := Names(dead, 3), "pid 1073741824, pid 1073741825, pid 1073741826, and 1 more"; got != want {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+	if got, want := Names(dead[:2], 3), "pid 1073741824, pid 1073741825"; got != want {
+		t.Errorf("Names = %q, want %q", got, want)
+	}
+}
