@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -177,110 +175,4 @@ func (m *Marker) Child() (Proc, bool) {
 	h := m.Proc()
 	h.Pid, h.StartToken = m.ChildPid, string(m.ChildStartToken)
 	return h, m.ChildPid > 0
-}
-
-// Judgement is a verdict with the ladder's reasoning, for people.
-type Judgement struct {
-	Verdict ident.Verdict
-	Reason  string
-}
-
-func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
-
-// verdictOf runs the verdict ladder of the contract on h. Boot and machine ids
-// are compared normalised (ident.NormalizeID).
-func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
-	j, _ := judge(h, self, now)
-	return j
-}
-
-// judge is verdictOf, and the error of padrun's own (out of descriptors or
-// memory) that left the verdict unknown, which callers that decide report
-// as itself.
-func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
-	if h.Pid <= 0 {
-		return Judgement{ident.Unknown, "unreadable: no pid recorded"}, nil
-	}
-	h.BootID, h.MachineID = ident.NormalizeID(h.BootID), ident.NormalizeID(h.MachineID)
-	self.BootID, self.MachineID = ident.NormalizeID(self.BootID), ident.NormalizeID(self.MachineID)
-	if other, why := otherMachine(h, self); other {
-		return remote(h, now, why), nil
-	}
-	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
-		return Judgement{ident.Dead, "pid " + strconv.Itoa(h.Pid) + " ran in a previous boot (boot id " + short(h.BootID) + ", now " + short(self.BootID) + ")"}, nil
-	}
-	// Rung 4: a pid of another pid namespace names another process here,
-	// and a start token read in another time namespace is shifted by its
-	// boottime offset: neither proves anything, alive or dead.
-	if ns := ident.OtherNamespace(h.PidNamespace, h.TimeNamespace, self.PidNamespace, self.TimeNamespace); ns != "" {
-		return remote(h, now, ns+", pid "+strconv.Itoa(h.Pid)+" cannot be checked"), nil
-	}
-	v, why, err := ident.Check(h.Pid, h.StartToken)
-	if v != ident.Dead {
-		why += sameBoot(h, self)
-	}
-	return Judgement{v, why}, err
-}
-
-// otherMachine tells whether h ran on another machine than self.
-func otherMachine(h Proc, self ident.Self) (bool, string) {
-	switch {
-	case h.MachineID != "" && self.MachineID != "":
-		if h.MachineID != self.MachineID {
-			return true, "another machine (machine id " + short(h.MachineID) + ", host " + orNone(h.Hostname) + ")"
-		}
-	case h.BootID != "" && h.BootID == self.BootID:
-	case h.Hostname != "" && self.Hostname != "" && h.Hostname != self.Hostname:
-		return true, "another machine (host " + h.Hostname + ")"
-	}
-	return false, ""
-}
-
-// remote judges a holder whose pid cannot be checked from here: only its
-// heartbeat, the marker's mtime, can prove it dead.
-func remote(h Proc, now time.Time, why string) Judgement {
-	if h.HeartbeatSeconds <= 0 || h.Heartbeat.IsZero() {
-		return Judgement{ident.Unknown, why + ", no heartbeat"}
-	}
-	interval := time.Duration(h.HeartbeatSeconds) * time.Second
-	age := now.Sub(h.Heartbeat)
-	if age > 3*interval {
-		return Judgement{ident.Dead, fmt.Sprintf("%s, heartbeat silent for %s (interval %s)", why, round(age), interval)}
-	}
-	return Judgement{ident.Unknown, fmt.Sprintf("%s, heartbeat fresh (%s ago, interval %s)", why, round(age), interval)}
-}
-
-func sameBoot(h Proc, self ident.Self) string {
-	var s []string
-	if h.BootID != "" && h.BootID == self.BootID {
-		s = append(s, "same boot")
-	}
-	if h.MachineID != "" && h.MachineID == self.MachineID {
-		s = append(s, "same machine")
-	}
-	if len(s) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(s, ", ")
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
-
-func round(d time.Duration) time.Duration {
-	if d < 0 {
-		return 0
-	}
-	return d.Round(time.Second)
 }

@@ -15,7 +15,8 @@ import (
 // that no other process of that session still runs: none in its cgroup, or
 // (without one) in the process group or session its child led. ok is false
 // with a judgement naming the process when one runs, or saying why it cannot
-// be told. An empty cgroup left behind is removed.
+// be told. It changes nothing: an empty cgroup left behind is removed by
+// reclaim, once the marker is replaced or removed.
 func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	sameBoot, samePids := local(m, self)
 	if !sameBoot {
@@ -32,7 +33,6 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 			if len(pids) > 0 {
 				return Judgement{ident.Alive, gone + names(pids) + " of its session still " + runs(pids) + " (cgroup " + m.Cgroup + ")"}, false
 			}
-			removeCgroup(m.Cgroup)
 			return Judgement{}, true // the cgroup holds every process of the session
 		}
 	}
@@ -92,6 +92,18 @@ func runs(pids []int) string {
 		return "runs"
 	}
 	return "run"
+}
+
+// reclaim removes the cgroup that stale, a padrun marker that a taker or
+// unlock just replaced or removed, left on this machine: takeover found no
+// process in it. Only they do this: a look (Inspect) changes nothing.
+func reclaim(stale *Marker, self ident.Self) {
+	if stale == nil || stale.Tool != Tool || stale.Cgroup == "" || !filepath.IsAbs(stale.Cgroup) {
+		return
+	}
+	if sameBoot, _ := local(stale, self); sameBoot {
+		removeCgroup(stale.Cgroup)
+	}
 }
 
 // removeCgroup removes an empty cgroup a killed padrun left behind. It

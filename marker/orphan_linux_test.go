@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // deadPadrunMarker writes a padrun marker whose padrun and child are gone,
@@ -164,5 +166,44 @@ func TestKeep_LeavesTheMarker(t *testing.T) {
 	// Its writer (this process) is alive: the file is still refused.
 	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire after Keep = %v, want held", err)
+	}
+}
+
+// emptyCgroup makes an empty cgroup named as padrun names them, or skips
+// where no cgroup v2 folder can be made (not root, no delegated subtree).
+func emptyCgroup(t *testing.T) string {
+	for _, root := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		dir := filepath.Join(root, "padrun-test-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		if os.Mkdir(dir, 0o755) == nil {
+			if !ident.IsCgroup2(dir) {
+				syscall.Rmdir(dir)
+				continue
+			}
+			t.Cleanup(func() { syscall.Rmdir(dir) })
+			return dir
+		}
+	}
+	t.Skip("no cgroup v2 folder can be made here (needs root or a delegated subtree)")
+	return ""
+}
+
+// A look changes nothing: Inspect judges a dead session's empty cgroup but
+// leaves it; the acquire that replaces its marker removes it.
+func TestInspect_LeavesTheEmptyCgroup_AcquireRemovesIt(t *testing.T) {
+	cg := emptyCgroup(t)
+	file := deadPadrunMarker(t, `,"cgroup":"`+cg+`"`)
+	if st := Inspect(file, self, time.Now()); st.State != Stale {
+		t.Fatalf("Inspect = %+v, want stale", st)
+	}
+	if _, err := os.Stat(cg); err != nil {
+		t.Fatalf("Inspect removed the cgroup: %v", err)
+	}
+	l, err := TryAcquire(file, newMarker(file), self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if _, err := os.Stat(cg); !os.IsNotExist(err) {
+		t.Fatalf("the dead session's empty cgroup outlived the takeover: %v", err)
 	}
 }

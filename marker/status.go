@@ -83,7 +83,7 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 // judgeMarker fills st from the marker alone, as if its lock were free.
 func judgeMarker(st Status, self ident.Self) Status {
 	file, now := st.File, st.CheckedAt
-	replace, err := takeover(file, self, now, st.LocalFlock != "")
+	stale, err := takeover(file, self, now, st.LocalFlock != "")
 	var he *HeldError
 	switch {
 	case errors.As(err, &he):
@@ -94,10 +94,9 @@ func judgeMarker(st Status, self ident.Self) Status {
 		}
 	case err != nil:
 		st.State, st.Reason = Unknown, err.Error()
-	case replace:
-		m, _ := Read(file) // Best effort: for the holder line only.
-		st.Holder, st.State, st.Verdict = m, Stale, ident.Dead
-		st.Reason = staleReason(m, self, now)
+	case stale != nil:
+		st.Holder, st.State, st.Verdict = stale, Stale, ident.Dead
+		st.Reason = staleReason(stale, self, now)
 	default:
 		st.State = Free
 	}
@@ -167,6 +166,9 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 			if err := os.Remove(p); err != nil && !absent(err) {
 				return st, fmt.Errorf("marker: remove %s: %w", p, err)
 			}
+		}
+		if st.State == Stale {
+			reclaim(st.Holder, self)
 		}
 		st.State = Free
 	}

@@ -2,8 +2,8 @@
 // machine from another, and judges whether a recorded process is still alive.
 //
 // Both the marker and the registry judge holders with it, so the rules of
-// the verdict ladder that concern a single process (rungs 5 to 7 of the
-// contract) live here once.
+// the verdict ladder that concern a single process (rungs 5 to 7 of
+// docs/spec.md §5: kill(pid, 0), the start token, no token) live here once.
 package ident
 
 import (
