@@ -57,7 +57,7 @@ type breakTag struct {
 // there, for dropBreak. A break file whose taker the ladder proves dead is
 // cleared and tried once more; any other is a waitable refusal: another
 // process is taking the file over.
-func takeBreak(file string, self ident.Self) ([]byte, error) {
+func (e env) takeBreak(file string, self ident.Self) ([]byte, error) {
 	brk := breakPath(file)
 	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
 		self.Hostname, ident.Token(self.PidNamespace), ident.Token(self.TimeNamespace)})
@@ -73,7 +73,7 @@ func takeBreak(file string, self ident.Self) ([]byte, error) {
 		if tries == 0 {
 			j, judged, ok := judgeBreak(brk, self)
 			if ok && j.Verdict == ident.Dead {
-				clearDeadBreak(brk, judged) // its taker is dead; try once more
+				e.clearDeadBreak(brk, judged) // its taker is dead; try once more
 				continue
 			}
 			if ok {
@@ -104,9 +104,9 @@ func dropBreak(brk string, tag []byte) {
 // briefly (what it guards takes a read and an unlink), then brk is left for
 // the next try. Where the .clear file cannot be made at all (a name too
 // long for it), brk is read again and removed without it.
-func clearDeadBreak(brk string, dead []byte) {
+func (e env) clearDeadBreak(brk string, dead []byte) {
 	lock := brk + ".clear"
-	own := []byte(tempName()) // a tag no other clearer writes
+	own := []byte(e.tempName()) // a tag no other clearer writes
 	for start := time.Now(); ; time.Sleep(time.Millisecond) {
 		err := safefile.WriteNew(lock, own)
 		if err == nil {
@@ -117,7 +117,7 @@ func clearDeadBreak(brk string, dead []byte) {
 			break
 		}
 		if b, mtime, err := safefile.ReadBounded(lock, MaxSize); err == nil && time.Since(mtime) > clearLease {
-			takeAside(lock, b) // a dead clearer's
+			e.takeAside(lock, b) // a dead clearer's
 		}
 		if time.Since(start) > clearWait {
 			return
@@ -129,8 +129,8 @@ func clearDeadBreak(brk string, dead []byte) {
 // takeAside removes path if it still holds b. It renames path aside first:
 // of several removers, one rename wins and the others find nothing; what it
 // took that is not b (made since) goes back, unless yet another is there.
-func takeAside(path string, b []byte) {
-	aside := filepath.Join(filepath.Dir(path), tempName())
+func (e env) takeAside(path string, b []byte) {
+	aside := filepath.Join(filepath.Dir(path), e.tempName())
 	if os.Rename(path, aside) != nil {
 		return // gone: taken by another
 	}

@@ -64,7 +64,7 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (stale *M
 	if child, ok := m.Child(); ok {
 		j, err := judge(child, self, now)
 		if err != nil {
-			return nil, fmt.Errorf("marker: judge the child in %s: %w", MarkerPath(file), err)
+			return nil, fmt.Errorf("marker: judge the child in %s: %w", Path(file), err)
 		}
 		if j.Verdict != ident.Dead {
 			j.Reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but its child " + j.Reason
@@ -113,7 +113,7 @@ func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	if ns := ident.OtherNamespace(h.PidNamespace, h.TimeNamespace, self.PidNamespace, self.TimeNamespace); ns != "" {
 		return remote(h, now, ns+", pid "+strconv.Itoa(h.Pid)+" cannot be checked"), nil
 	}
-	v, why, err := ident.Check(h.Pid, h.StartToken)
+	v, why, err := ident.Probe(h.Pid, h.StartToken)
 	if v != ident.Dead {
 		why += sameBoot(h, self)
 	}

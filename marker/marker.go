@@ -30,16 +30,16 @@ const Tool = "padrun"
 // padruns that name F's marker differently still take one lock. The
 // marker is F.live.json, or .F.padrun.json where a harness's own listing
 // would read F.live.json as one of its sessions (HideMarkers).
-func MarkerPath(file string) string {
+func Path(file string) string {
 	if hiddenName(filepath.Base(file)) {
-		return HiddenMarkerPath(file)
+		return HiddenPath(file)
 	}
 	return file + MarkerSuffix
 }
 func lockPath(file string) string { return file + ".live.lock" }
 
-// HiddenMarkerPath is the hidden name of file's marker, .F.padrun.json.
-func HiddenMarkerPath(file string) string {
+// HiddenPath is the hidden name of file's marker, .F.padrun.json.
+func HiddenPath(file string) string {
 	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+HiddenSuffix)
 }
 
@@ -47,9 +47,9 @@ func HiddenMarkerPath(file string) string {
 // writes first: readers find a marker that a padrun naming it the other
 // way wrote.
 func markerPaths(file string) []string {
-	p, q := MarkerPath(file), file+MarkerSuffix
+	p, q := Path(file), file+MarkerSuffix
 	if p == q {
-		q = HiddenMarkerPath(file)
+		q = HiddenPath(file)
 	}
 	return []string{p, q}
 }

@@ -53,7 +53,7 @@ func Read(file string) (*Marker, error) {
 
 // publish writes m as file's marker and returns the bytes it wrote. It
 // first removes the temp files that dead writers left in the folder.
-func publish(file string, m *Marker, replace bool, now time.Time) ([]byte, error) {
+func (e env) publish(file string, m *Marker, replace bool, now time.Time) ([]byte, error) {
 	ident.ReclaimTemps(filepath.Dir(file))
 	m.SessionFile = file
 	b := m.encode()
@@ -63,16 +63,18 @@ func publish(file string, m *Marker, replace bool, now time.Time) ([]byte, error
 			return nil, fmt.Errorf("marker: remove %s: %w", markerPaths(file)[1], err)
 		}
 	}
-	return b, write(MarkerPath(file), b, replace, now)
+	return b, e.write(Path(file), b, replace, now)
 }
 
 // write makes the marker encoded as b visible whole at path: written to a
-// temp file whose name never matches *.live.json, then linked (no marker
+// temp file whose name (e.tempName: short whatever the marker's name, and
+// carrying its writer, so that a leftover of a padrun killed mid-publish is
+// reclaimed) never matches *.live.json, then linked (no marker
 // there) or renamed into place. No fsync: a marker from before a crash is
 // stale by its boot id. Its mtime, the first heartbeat, is now: the time of
 // the judgement that let it in, on the clock that its later heartbeats use.
-func write(path string, b []byte, replace bool, now time.Time) error {
-	tmp := filepath.Join(filepath.Dir(path), tempName())
+func (e env) write(path string, b []byte, replace bool, now time.Time) error {
+	tmp := filepath.Join(filepath.Dir(path), e.tempName())
 	if err := safefile.WriteNew(tmp, b); err != nil {
 		return fmt.Errorf("marker: write %s: %w", tmp, err)
 	}
@@ -94,9 +96,3 @@ func write(path string, b []byte, replace bool, now time.Time) error {
 	}
 	return nil
 }
-
-// tempName is a fresh name for a marker on its way (ident.TempName): short
-// whatever the marker's name, never matching *.live.json, and carrying its
-// writer, so that a leftover of a padrun killed mid-publish is reclaimed.
-// A variable: tests fix it to plant something at the temp path.
-var tempName = ident.TempName

@@ -19,7 +19,7 @@ func deadPadrunMarker(t *testing.T, extra string) string {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	m := `{"tool":"padrun","pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1","childPid":` + strconv.Itoa(reapedPid(t)) +
 		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `"` + extra + `}`
-	if err := os.WriteFile(MarkerPath(file), []byte(m), 0o600); err != nil {
+	if err := os.WriteFile(Path(file), []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return file
@@ -78,9 +78,9 @@ func TestTakeover_OrphanInChildsSession_Refused(t *testing.T) {
 func TestTakeover_GroupProcessOlderThanPadrun_NotCounted(t *testing.T) {
 	cmd := groupLeader(t)
 	file := deadPadrunMarker(t, `,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
-	b, _ := os.ReadFile(MarkerPath(file))
+	b, _ := os.ReadFile(Path(file))
 	b = []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1))
-	os.WriteFile(MarkerPath(file), b, 0o600)
+	os.WriteFile(Path(file), b, 0o600)
 	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire = %v, want taken over", err)
@@ -96,7 +96,7 @@ func TestTakeover_OtherTimeNamespace_ShiftedToken_Unknown(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	m := `{"tool":"padrun","pid":` + strconv.Itoa(cmd.Process.Pid) + `,"startToken":"99999999999","childPid":` + strconv.Itoa(reapedPid(t)) +
 		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `","timeNamespace":"1"}`
-	if err := os.WriteFile(MarkerPath(file), []byte(m), 0o600); err != nil {
+	if err := os.WriteFile(Path(file), []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := TryAcquire(file, newMarker(file), self)
@@ -111,10 +111,10 @@ func TestTakeover_OtherTimeNamespace_ShiftedToken_Unknown(t *testing.T) {
 func TestTakeover_OtherTimeNamespace_GroupHasNoFloor(t *testing.T) {
 	cmd := groupLeader(t)
 	file := deadPadrunMarker(t, `,"timeNamespace":"1","heartbeatSeconds":1,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
-	b, _ := os.ReadFile(MarkerPath(file))
-	os.WriteFile(MarkerPath(file), []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1)), 0o600)
+	b, _ := os.ReadFile(Path(file))
+	os.WriteFile(Path(file), []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1)), 0o600)
 	old := time.Now().Add(-time.Hour)
-	os.Chtimes(MarkerPath(file), old, old)
+	os.Chtimes(Path(file), old, old)
 	_, err := TryAcquire(file, newMarker(file), self)
 	var he *HeldError
 	if !asHeld(err, &he) || !strings.Contains(he.Judgement.Reason, "pid "+strconv.Itoa(cmd.Process.Pid)+" (sleep)") {
@@ -160,7 +160,7 @@ func TestKeep_LeavesTheMarker(t *testing.T) {
 	if err := l.Keep(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(MarkerPath(file)); err != nil {
+	if _, err := os.Lstat(Path(file)); err != nil {
 		t.Fatalf("marker gone after Keep: %v", err)
 	}
 	// Its writer (this process) is alive: the file is still refused.

@@ -99,9 +99,9 @@ func othersLock(file string, err error) *HeldError {
 // othersMarker is the refusal for a marker that another user wrote and this
 // one cannot read: its holder cannot be judged, but it may yet go away.
 func othersMarker(file string, err error) *HeldError {
-	e, _ := othersFile(file, MarkerPath(file), err)
+	e, _ := othersFile(file, Path(file), err)
 	if e != nil {
-		e.Judgement = Judgement{ident.Unknown, "its marker " + filepath.Base(MarkerPath(file)) + " belongs to " + e.User + ", which this user cannot read"}
+		e.Judgement = Judgement{ident.Unknown, "its marker " + filepath.Base(Path(file)) + " belongs to " + e.User + ", which this user cannot read"}
 	}
 	return e
 }
@@ -148,7 +148,7 @@ func busy(file string, self ident.Self) *HeldError {
 type LostError struct{ File string }
 
 func (e *LostError) Error() string {
-	return "marker: " + MarkerPath(e.File) + " is no longer ours: another session took " + e.File + " over"
+	return "marker: " + Path(e.File) + " is no longer ours: another session took " + e.File + " over"
 }
 
 // UnreadableError says a marker exists but cannot be judged.

@@ -1,6 +1,7 @@
 package marker
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,38 +119,32 @@ func staleReason(m *Marker, self ident.Self, now time.Time) string {
 // with force, when it cannot be judged. It takes the lock to decide, and
 // never removes a marker whose holder is alive.
 func Unlock(file string, self ident.Self, force bool) (Status, error) {
+	return system().unlock(file, self, force)
+}
+
+func (e env) unlock(file string, self ident.Self, force bool) (Status, error) {
 	now := time.Now()
 	st := Status{File: file, CheckedAt: now}
-	h, err := openLock(lockPath(file))
-	if errors.Is(err, os.ErrNotExist) {
+	g, err := e.take(context.Background(), lockPath(file), false)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		// The folder is gone: nothing to unlock.
 		st.State = Free
 		return st, nil
-	}
-	if err != nil {
-		return st, err
-	}
-	if err := safefile.TryLock(h); err != nil {
-		safefile.Close(h)
-		if err == safefile.ErrBusy {
-			return Inspect(file, self, now), nil
-		}
-		return st, fmt.Errorf("marker: lock %s: %w", lockPath(file), err)
-	}
-	local, fs := lockScope(h)
-	if local {
-		defer safefile.Close(h) // a lock file other machines open is never unlinked
-	} else {
-		defer releaseLock(h, lockPath(file))
-	}
-	if !safefile.SameFile(h, lockPath(file)) {
+	case err == errBusy:
 		return Inspect(file, self, now), nil
+	case err != nil:
+		return st, err
+	case g.reach == noHolder:
+		g.close()
+		return st, fmt.Errorf("marker: lock %s: %w", g.path, safefile.ErrNoLocking)
 	}
-	if local {
+	defer g.release()
+	if g.reach == thisMachine {
 		// Takers on other machines do not see this flock: judge and
 		// remove under the break file, as they take over under it.
-		st.LocalFlock = fs
-		tag, err := takeBreak(file, self)
+		st.LocalFlock = g.fs
+		tag, err := e.takeBreak(file, self)
 		if err != nil {
 			var he *HeldError
 			if !errors.As(err, &he) {

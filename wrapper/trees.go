@@ -72,7 +72,7 @@ func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
 	case len(f) < 4 && now.Sub(made) < treeMinAge:
 		return false
 	}
-	v, _ := ident.Probe(pid, f[1])
+	v, _, _ := ident.Probe(pid, f[1])
 	return v == ident.Dead
 }
 

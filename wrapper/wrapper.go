@@ -128,7 +128,7 @@ type session struct {
 	parent int
 
 	mu    sync.Mutex // guards what claims of new session files change
-	locks []*marker.Lock
+	locks []*marker.Hold
 	rec   *registry.Record
 	tree  *supervise.Tree // the session's cgroup, where padrun could make one
 	child childInfo       // what the markers record of the child

@@ -396,7 +396,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	pid := readyPid(ts, args[0])
 	alive := func() bool {
-		v, _ := ident.Probe(pid, "")
+		v, _, _ := ident.Probe(pid, "")
 		return v == ident.Alive
 	}
 	if neg {

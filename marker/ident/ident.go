@@ -86,16 +86,11 @@ func OtherNamespace(pidNS, timeNS, selfPidNS, selfTimeNS string) string {
 
 // Probe judges whether pid is still the process that was recorded with the
 // start token (empty when none was recorded) on this machine, in this pid
-// namespace. The reason says why, for people.
-func Probe(pid int, token string) (Verdict, string) {
-	v, why, _ := Check(pid, token)
-	return v, why
-}
-
-// Check is Probe, and also returns the error of this process's own that left
-// the verdict unknown (out of descriptors or memory, see exhausted): such a
-// verdict says nothing of the holder, and the caller reports the error.
-func Check(pid int, token string) (Verdict, string, error) {
+// namespace. The reason says why, for people. err is this process's own
+// failure that left the verdict unknown (out of descriptors or memory, see
+// exhausted): such a verdict says nothing of the holder, and a caller that
+// decides reports the error.
+func Probe(pid int, token string) (v Verdict, why string, err error) {
 	if pid <= 0 {
 		return Unknown, "no pid recorded", nil
 	}

@@ -64,7 +64,7 @@ func TestProbe_DeadPid_IsDead(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if v, why := Probe(cmd.Process.Pid, ""); v != Dead {
+	if v, why, _ := Probe(cmd.Process.Pid, ""); v != Dead {
 		t.Fatalf("reaped pid: %s (%s), want dead", v, why)
 	}
 }

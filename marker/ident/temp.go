@@ -68,7 +68,7 @@ func TempDead(name string) bool {
 	if err != nil || pid <= 0 {
 		return false
 	}
-	v, _, err := Check(pid, f[1])
+	v, _, err := Probe(pid, f[1])
 	return err == nil && v == Dead
 }
 
