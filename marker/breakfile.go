@@ -81,7 +81,7 @@ func (e env) takeBreak(file string, self ident.Self) ([]byte, error) {
 			}
 		}
 		return nil, &HeldError{File: file, Kind: HeldPolled,
-			Judgement: Judgement{ident.Unknown, "no flock reaches the other holders here, and " + why}}
+			Judgement: Judgement{Verdict: ident.Unknown, Reason: "no flock reaches the other holders here, and " + why}}
 	}
 }
 

@@ -151,7 +151,7 @@ func inodeHeld(file string, key inodeKey, self ident.Self) *HeldError {
 			reason += " (" + c + ")"
 		}
 	}
-	e.Judgement = Judgement{ident.Alive, reason}
+	e.Judgement = Judgement{Verdict: ident.Alive, Reason: reason}
 	return e
 }
 

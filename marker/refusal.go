@@ -85,10 +85,10 @@ func othersLock(file string, err error) *HeldError {
 	if e == nil {
 		return nil
 	}
-	e.Judgement = Judgement{ident.Unknown, "its lock " + filepath.Base(lp) + " belongs to " + e.User + ", which this user cannot open or judge"}
+	e.Judgement = Judgement{Verdict: ident.Unknown, Reason: "its lock " + filepath.Base(lp) + " belongs to " + e.User + ", which this user cannot open or judge"}
 	if held, pid, err := lockHolder(lp); err == nil && held {
 		e.LockPid = pid
-		e.Judgement = Judgement{ident.Alive, fmt.Sprintf("user %s's pid %d holds its lock %s", name, pid, filepath.Base(lp))}
+		e.Judgement = Judgement{Verdict: ident.Alive, Reason: fmt.Sprintf("user %s's pid %d holds its lock %s", name, pid, filepath.Base(lp))}
 	}
 	if m, err := Read(file); err == nil {
 		e.Holder = m // a marker readable to all says more
@@ -101,7 +101,7 @@ func othersLock(file string, err error) *HeldError {
 func othersMarker(file string, err error) *HeldError {
 	e, _ := othersFile(file, Path(file), err)
 	if e != nil {
-		e.Judgement = Judgement{ident.Unknown, "its marker " + filepath.Base(Path(file)) + " belongs to " + e.User + ", which this user cannot read"}
+		e.Judgement = Judgement{Verdict: ident.Unknown, Reason: "its marker " + filepath.Base(Path(file)) + " belongs to " + e.User + ", which this user cannot read"}
 	}
 	return e
 }
@@ -133,12 +133,12 @@ func busy(file string, self ident.Self) *HeldError {
 		} else if pids := ident.LockHolders(lockPath(file)); len(pids) > 0 {
 			// Its padrun is gone: a process of its session inherited the lock.
 			reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but " + names(pids) +
-				" of its session still " + runs(pids) + " and holds its lock " + filepath.Base(lockPath(file))
+				" of its session still " + runs(len(pids)) + " and holds its lock " + filepath.Base(lockPath(file))
 		} else if j, ok := leftover(m, self); !ok {
 			reason = j.Reason + ", and " + reason // a holder still exiting, or one padrun cannot see
 		}
 	}
-	e.Judgement = Judgement{ident.Alive, reason}
+	e.Judgement = Judgement{Verdict: ident.Alive, Reason: reason}
 	return e
 }
 

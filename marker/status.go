@@ -97,22 +97,11 @@ func judgeMarker(st Status, self ident.Self) Status {
 		st.State, st.Reason = Unknown, err.Error()
 	case stale != nil:
 		st.Holder, st.State, st.Verdict = stale, Stale, ident.Dead
-		st.Reason = staleReason(stale, self, now)
+		st.Reason = staleOf(stale, self, now).Reason
 	default:
 		st.State = Free
 	}
 	return st
-}
-
-func staleReason(m *Marker, self ident.Self, now time.Time) string {
-	if m == nil {
-		return ""
-	}
-	j := verdictOf(m.Proc(), self, now)
-	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
-		j.Reason += "; child " + verdictOf(child, self, now).Reason
-	}
-	return j.Reason
 }
 
 // Unlock removes the marker of file when its holder is proven dead, or,

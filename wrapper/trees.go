@@ -72,8 +72,8 @@ func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
 	case len(f) < 4 && now.Sub(made) < treeMinAge:
 		return false
 	}
-	v, _, _ := ident.Probe(pid, f[1])
-	return v == ident.Dead
+	p, _ := ident.Probe(pid, f[1])
+	return p.Verdict == ident.Dead
 }
 
 // PruneTrees removes the session cgroups that padruns killed by SIGKILL left

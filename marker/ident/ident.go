@@ -84,45 +84,67 @@ func OtherNamespace(pidNS, timeNS, selfPidNS, selfTimeNS string) string {
 	return ""
 }
 
+// Fact is what Probe saw of a pid: what decided its verdict.
+type Fact int
+
+const (
+	NoPid           Fact = iota // no pid recorded: unknown
+	Gone                        // kill(pid, 0): no such process: dead
+	Unchecked                   // kill(pid, 0) failed otherwise: unknown
+	StartUnreadable             // it exists but its start token cannot be read: unknown
+	Unverified                  // it exists and no token was recorded: alive
+	Thread                      // a thread id, not a process: dead
+	Zombie                      // dead
+	Reused                      // its start token differs from the one recorded: dead
+	Matches                     // its start token is the one recorded: alive
+)
+
+// Finding is Probe's answer: the verdict, the fact behind it, and the start
+// token read (for Reused).
+type Finding struct {
+	Verdict Verdict
+	Fact    Fact
+	Start   string
+}
+
 // Probe judges whether pid is still the process that was recorded with the
 // start token (empty when none was recorded) on this machine, in this pid
-// namespace. The reason says why, for people. err is this process's own
-// failure that left the verdict unknown (out of descriptors or memory, see
+// namespace: rungs 5 to 7 of the ladder. err is this process's own failure
+// that left the verdict unknown (out of descriptors or memory, see
 // exhausted): such a verdict says nothing of the holder, and a caller that
 // decides reports the error.
-func Probe(pid int, token string) (v Verdict, why string, err error) {
+func Probe(pid int, token string) (Finding, error) {
 	if pid <= 0 {
-		return Unknown, "no pid recorded", nil
+		return Finding{Unknown, NoPid, ""}, nil
 	}
-	p := strconv.Itoa(pid)
 	switch exists(pid) {
 	case Dead:
-		return Dead, "pid " + p + " is gone", nil
+		return Finding{Dead, Gone, ""}, nil
 	case Unknown:
-		return Unknown, "pid " + p + " cannot be checked", nil
+		return Finding{Unknown, Unchecked, ""}, nil
 	}
 	st, err := readProc(pid)
 	switch {
 	case err != nil && exhausted(err):
-		return Unknown, "pid " + p + " exists but its start time cannot be read", fmt.Errorf("ident: read the state of pid %d: %w", pid, err)
+		return Finding{Unknown, StartUnreadable, ""}, fmt.Errorf("ident: read the state of pid %d: %w", pid, err)
 	case err != nil && token == "":
-		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
+		return Finding{Alive, Unverified, ""}, nil
 	case err != nil:
-		return Unknown, "pid " + p + " exists but its start time cannot be read", nil
+		return Finding{Unknown, StartUnreadable, ""}, nil
 	}
 	switch {
 	case !st.process:
-		return Dead, "pid " + p + " is a thread, not a process", nil
+		return Finding{Dead, Thread, ""}, nil
 	case st.zombie:
-		return Dead, "pid " + p + " is a zombie", nil
+		return Finding{Dead, Zombie, ""}, nil
 	case token == "":
-		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
+		return Finding{Alive, Unverified, ""}, nil
 	case st.start == "":
-		return Unknown, "pid " + p + " exists but its start time cannot be read", nil
+		return Finding{Unknown, StartUnreadable, ""}, nil
 	case st.start != token:
-		return Dead, "pid " + p + " was reused (start time " + st.start + ", recorded " + token + ")", nil
+		return Finding{Dead, Reused, st.start}, nil
 	}
-	return Alive, "pid " + p + " start time matches", nil
+	return Finding{Alive, Matches, st.start}, nil
 }
 
 // exhausted reports whether err is this process running out of a resource

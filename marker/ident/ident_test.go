@@ -64,8 +64,8 @@ func TestProbe_DeadPid_IsDead(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if v, why, _ := Probe(cmd.Process.Pid, ""); v != Dead {
-		t.Fatalf("reaped pid: %s (%s), want dead", v, why)
+	if f, _ := Probe(cmd.Process.Pid, ""); f.Verdict != Dead || f.Fact != Gone {
+		t.Fatalf("reaped pid: %+v, want dead, gone", f)
 	}
 }
 
