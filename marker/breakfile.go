@@ -3,7 +3,8 @@ package marker
 // The break file protocol serialises takeovers where no flock reaches every
 // holder (no flock at all, or one that stays on this machine): a taker
 // judges and replaces F's marker only while it holds F.live.break, made by
-// exclusive create with its identity (breakTag) as content.
+// exclusive create with its identity (ident.ID, as a marker writes it) as
+// content.
 //
 // The states of F.live.break, and what a taker does in each:
 //   - absent: no takeover under way; the taker creates it, judges the
@@ -42,25 +43,13 @@ import (
 // is dead once its mtime is older than three of them.
 const breakLeaseSeconds = 10
 
-// breakTag says who holds the break file, for the verdict ladder.
-type breakTag struct {
-	Pid           int         `json:"pid"`
-	StartToken    ident.Token `json:"startToken,omitempty"`
-	BootID        string      `json:"bootId,omitempty"`
-	MachineID     string      `json:"machineId,omitempty"`
-	Hostname      string      `json:"hostname,omitempty"`
-	PidNamespace  ident.Token `json:"pidNamespace,omitempty"`
-	TimeNamespace ident.Token `json:"timeNamespace,omitempty"`
-}
-
 // takeBreak creates F.live.break exclusively and returns what it wrote
 // there, for dropBreak. A break file whose taker the ladder proves dead is
 // cleared and tried once more; any other is a waitable refusal: another
 // process is taking the file over.
 func (e env) takeBreak(file string, self ident.Self) ([]byte, error) {
 	brk := breakPath(file)
-	tag, _ := json.Marshal(breakTag{self.Pid, ident.Token(self.StartToken), self.BootID, self.MachineID,
-		self.Hostname, ident.Token(self.PidNamespace), ident.Token(self.TimeNamespace)})
+	tag, _ := json.Marshal(self.ID)
 	for tries := 0; ; tries++ {
 		err := safefile.WriteNew(brk, tag)
 		if err == nil {
@@ -151,13 +140,11 @@ const clearWait = 100 * time.Millisecond
 // a heartbeat of breakLeaseSeconds; it returns the bytes it judged.
 func judgeBreak(brk string, self ident.Self) (Judgement, []byte, bool) {
 	b, mtime, err := safefile.ReadBounded(brk, MaxSize)
-	var t breakTag
+	var t ident.ID
 	if err != nil || json.Unmarshal(b, &t) != nil {
 		return Judgement{}, nil, false
 	}
-	return verdictOf(Proc{Pid: t.Pid, StartToken: string(t.StartToken), BootID: t.BootID, MachineID: t.MachineID,
-		Hostname: t.Hostname, PidNamespace: string(t.PidNamespace), TimeNamespace: string(t.TimeNamespace), Heartbeat: mtime,
-		HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), b, true
+	return verdictOf(Proc{ID: t, Heartbeat: mtime, HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), b, true
 }
 
 // breakPath is the file that serialises takeovers where flock is missing.

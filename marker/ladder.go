@@ -233,7 +233,7 @@ func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
 // memory) that left the verdict unknown, which callers that decide report
 // as itself.
 func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
-	j := Judgement{Facts: Facts{Pid: h.Pid, Token: h.StartToken}}
+	j := Judgement{Facts: Facts{Pid: h.Pid, Token: string(h.StartToken)}}
 	if h.Pid <= 0 {
 		j.Verdict, j.Rung = ident.Unknown, RungUnreadable
 		return j.worded(), nil
@@ -254,11 +254,11 @@ func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	// A pid of another pid namespace names another process here, and a
 	// start token read in another time namespace is shifted by its
 	// boottime offset: neither proves anything, alive or dead.
-	if ns := ident.OtherNamespace(h.PidNamespace, h.TimeNamespace, self.PidNamespace, self.TimeNamespace); ns != "" {
+	if ns := ident.OtherNamespace(string(h.PidNamespace), string(h.TimeNamespace), string(self.PidNamespace), string(self.TimeNamespace)); ns != "" {
 		j.Rung, j.Facts.Namespace = RungOtherNamespace, ns
 		return remote(j, h, now), nil
 	}
-	found, err := ident.Probe(h.Pid, h.StartToken)
+	found, err := ident.Probe(h.Pid, string(h.StartToken))
 	j.Verdict, j.Facts.Found = found.Verdict, found
 	j.Facts.SameBoot = h.BootID != "" && h.BootID == self.BootID
 	j.Facts.SameMachine = h.MachineID != "" && h.MachineID == self.MachineID
@@ -411,7 +411,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	// A process that started before the session cannot be of it, but a
 	// start token read in another time namespace is shifted: no floor then.
 	since := string(m.StartToken)
-	if ident.OtherNamespace("", string(m.TimeNamespace), "", self.TimeNamespace) != "" {
+	if ident.OtherNamespace("", string(m.TimeNamespace), "", string(self.TimeNamespace)) != "" {
 		since = ""
 	}
 	pids, err := ident.GroupProcs(m.ChildPgid, m.ChildSid, since)

@@ -15,8 +15,7 @@ import (
 // facts it saw and their wording, whole.
 func TestLadder_Rungs(t *testing.T) {
 	now := time.Now()
-	live := Proc{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
-		PidNamespace: self.PidNamespace, TimeNamespace: self.TimeNamespace}
+	live := Proc{ID: self.ID}
 	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
 	pid := func(h Proc) string { return "pid " + strconv.Itoa(h.Pid) }
 	same := ""
@@ -99,7 +98,9 @@ func TestLadder_Rungs(t *testing.T) {
 				func(h Proc) string { return pid(h) + " start time matches" + same }},
 			{"Reused", with(func(h *Proc) { h.StartToken = "1" }), ident.Dead,
 				func(f Facts) bool { return f.Found.Fact == ident.Reused && f.Token == "1" },
-				func(h Proc) string { return pid(h) + " was reused (start time " + self.StartToken + ", recorded 1)" }},
+				func(h Proc) string {
+					return pid(h) + " was reused (start time " + string(self.StartToken) + ", recorded 1)"
+				}},
 			{"Zombie", with(func(h *Proc) { h.Pid, h.StartToken = zombie, "1" }), ident.Dead, nil,
 				func(h Proc) string { return pid(h) + " is a zombie" }},
 			{"Thread", with(func(h *Proc) { h.Pid, h.StartToken = thread, "1" }), ident.Dead, nil,
@@ -136,7 +137,7 @@ func TestLadder_Rungs(t *testing.T) {
 
 // The takeover's cases beyond the rungs, worded by the one function.
 func TestWord_Cases(t *testing.T) {
-	alive := verdictOf(Proc{Pid: self.Pid, StartToken: self.StartToken}, self, time.Now())
+	alive := verdictOf(Proc{ID: ident.ID{Pid: self.Pid, StartToken: self.StartToken}}, self, time.Now())
 	dead := Judgement{Verdict: ident.Dead, Rung: RungPid, Facts: Facts{Pid: 7, Found: ident.Finding{Verdict: ident.Dead, Fact: ident.Gone}}}
 	with := func(j Judgement, f func(*Judgement)) Judgement { f(&j); return j }
 	child := dead.worded()

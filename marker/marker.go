@@ -88,19 +88,15 @@ func hiddenName(base string) bool {
 // Marker is the JSON object published at F.live.json. Readers accept unknown
 // fields and markers of other tools, which carry at least pid.
 type Marker struct {
-	V               int         `json:"v"`
-	Tool            string      `json:"tool,omitempty"`
-	Version         string      `json:"version,omitempty"`
-	Nonce           string      `json:"nonce,omitempty"`
-	SessionFile     string      `json:"sessionFile,omitempty"`
-	SessionID       string      `json:"sessionId,omitempty"`
-	Pid             int         `json:"pid"`
-	StartToken      ident.Token `json:"startToken,omitempty"`
-	BootID          string      `json:"bootId,omitempty"`
-	MachineID       string      `json:"machineId,omitempty"`
-	Hostname        string      `json:"hostname,omitempty"`
-	PidNamespace    ident.Token `json:"pidNamespace,omitempty"`
-	TimeNamespace   ident.Token `json:"timeNamespace,omitempty"`
+	V           int    `json:"v"`
+	Tool        string `json:"tool,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Nonce       string `json:"nonce,omitempty"`
+	SessionFile string `json:"sessionFile,omitempty"`
+	SessionID   string `json:"sessionId,omitempty"`
+	// ID is its writer: pid, startToken, bootId, machineId, hostname,
+	// pidNamespace, timeNamespace.
+	ident.ID
 	UID             int         `json:"uid"`
 	ChildPid        int         `json:"childPid,omitempty"`
 	ChildStartToken ident.Token `json:"childStartToken,omitempty"`
@@ -125,10 +121,7 @@ type Marker struct {
 // New returns a marker for this process, holding file with a fresh nonce.
 func New(self ident.Self, file, nonce string, now time.Time) Marker {
 	return Marker{
-		V: 1, Tool: Tool, Nonce: nonce, SessionFile: file,
-		Pid: self.Pid, StartToken: ident.Token(self.StartToken),
-		BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
-		PidNamespace: ident.Token(self.PidNamespace), TimeNamespace: ident.Token(self.TimeNamespace), UID: self.UID,
+		V: 1, Tool: Tool, Nonce: nonce, SessionFile: file, ID: self.ID, UID: self.UID,
 		CreatedAt: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 	}
 }
@@ -146,33 +139,22 @@ func Parse(b []byte) (*Marker, error) {
 }
 
 // Proc is what the verdict ladder needs to know of a process that holds,
-// or held, a session file.
+// or held, a session file: its identity, and its heartbeat.
 type Proc struct {
-	Pid              int
-	StartToken       string
-	BootID           string
-	MachineID        string
-	Hostname         string
-	PidNamespace     string
-	TimeNamespace    string
+	ident.ID
 	Heartbeat        time.Time // the marker's mtime
 	HeartbeatSeconds int
 }
 
 // Proc returns the marker's writer, for the ladder.
 func (m *Marker) Proc() Proc {
-	return Proc{
-		Pid: m.Pid, StartToken: string(m.StartToken),
-		BootID: m.BootID, MachineID: m.MachineID, Hostname: m.Hostname,
-		PidNamespace: string(m.PidNamespace), TimeNamespace: string(m.TimeNamespace),
-		Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds,
-	}
+	return Proc{ID: m.ID, Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds}
 }
 
 // Child returns the child that a padrun marker records, on the same
 // machine as its padrun, and whether there is one.
 func (m *Marker) Child() (Proc, bool) {
 	h := m.Proc()
-	h.Pid, h.StartToken = m.ChildPid, string(m.ChildStartToken)
+	h.Pid, h.StartToken = m.ChildPid, m.ChildStartToken
 	return h, m.ChildPid > 0
 }

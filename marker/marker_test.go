@@ -65,8 +65,7 @@ func threadID(t *testing.T) int {
 
 func TestVerdictLadder(t *testing.T) {
 	now := time.Now()
-	live := Proc{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
-		PidNamespace: self.PidNamespace, TimeNamespace: self.TimeNamespace}
+	live := Proc{ID: self.ID}
 	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
 	tests := []struct {
 		name   string
@@ -292,7 +291,7 @@ func TestRead_Bounded(t *testing.T) {
 
 func TestUnlock_NeverRemovesAlive(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(Path(file), []byte(`{"tool":"x","pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	os.WriteFile(Path(file), []byte(`{"tool":"x","pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+string(self.StartToken)+`"}`), 0o600)
 	for _, force := range []bool{false, true} {
 		st, err := Unlock(file, self, force)
 		if err != nil || st.State != Held {
@@ -361,7 +360,7 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 		t.Fatalf("second Acquire = %v, want held", err)
 	}
 	// A takeover under way (a live taker's break file) refuses, waitable.
-	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+string(self.StartToken)+`"}`), 0o600)
 	var held *HeldError
 	if _, err := e.tryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() {
 		t.Fatalf("Acquire beside a live break file = %v, want a waitable refusal", err)
@@ -397,7 +396,7 @@ func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
 	dir := t.TempDir()
 	brk := breakPath(filepath.Join(dir, "s.jsonl"))
 	dead := []byte(`{"pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1"}`)
-	live := []byte(`{"pid":` + strconv.Itoa(self.Pid) + `,"startToken":"` + self.StartToken + `"}`)
+	live := []byte(`{"pid":` + strconv.Itoa(self.Pid) + `,"startToken":"` + string(self.StartToken) + `"}`)
 	empty := func(when string) {
 		t.Helper()
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
@@ -489,7 +488,7 @@ func TestRelease_RemovesOwnMarker_ByBytesOrNonce(t *testing.T) {
 		}
 		switch rewrite {
 		case "SetChild":
-			if err := l.SetChild(self.Pid, self.StartToken, 0, 0); err != nil {
+			if err := l.SetChild(self.Pid, string(self.StartToken), 0, 0); err != nil {
 				t.Fatal(err)
 			}
 			if b, _ := os.ReadFile(Path(file)); !strings.Contains(string(b), `"childPid"`) || !bytes.Equal(b, l.written) {

@@ -18,7 +18,7 @@ import (
 func deadPadrunMarker(t *testing.T, extra string) string {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	m := `{"tool":"padrun","pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1","childPid":` + strconv.Itoa(reapedPid(t)) +
-		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `"` + extra + `}`
+		`,"bootId":"` + self.BootID + `","pidNamespace":"` + string(self.PidNamespace) + `"` + extra + `}`
 	if err := os.WriteFile(Path(file), []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestTakeover_OtherTimeNamespace_ShiftedToken_Unknown(t *testing.T) {
 	cmd := groupLeader(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	m := `{"tool":"padrun","pid":` + strconv.Itoa(cmd.Process.Pid) + `,"startToken":"99999999999","childPid":` + strconv.Itoa(reapedPid(t)) +
-		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `","timeNamespace":"1"}`
+		`,"bootId":"` + self.BootID + `","pidNamespace":"` + string(self.PidNamespace) + `","timeNamespace":"1"}`
 	if err := os.WriteFile(Path(file), []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}

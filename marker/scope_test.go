@@ -75,7 +75,7 @@ func localFlock() env {
 }
 
 // remoteHost is a holder on another machine, for markers and break files.
-var remoteHost = ident.Self{Pid: 4242, StartToken: "1", BootID: "0b0b", MachineID: "0c0c", Hostname: "elsewhere"}
+var remoteHost = ident.Self{ID: ident.ID{Pid: 4242, StartToken: "1", BootID: "0b0b", MachineID: "0c0c", Hostname: "elsewhere"}}
 
 // writeRemoteMarker writes a padrun marker of another machine whose last
 // heartbeat (interval 1s) was at hb.
@@ -154,7 +154,7 @@ func TestBreak_OtherMachine_DeadOnlyAfterThreeLeases(t *testing.T) {
 }
 
 func writeBreak(t *testing.T, file string, who ident.Self, mtime time.Time) {
-	b, _ := json.Marshal(breakTag{who.Pid, ident.Token(who.StartToken), who.BootID, who.MachineID, who.Hostname, "", ""})
+	b, _ := json.Marshal(ident.ID{Pid: who.Pid, StartToken: who.StartToken, BootID: who.BootID, MachineID: who.MachineID, Hostname: who.Hostname})
 	os.Remove(breakPath(file))
 	if err := os.WriteFile(breakPath(file), b, 0o600); err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 	s := &session{o: Options{Log: zerolog.Nop(), Refusal: refusal}, self: self, reg: reg}
 	s.proto = marker.New(self, "", "", time.Now())
 	s.proto.Harness = "pi"
-	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Cwd: dir,
+	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: self.StartToken, Cwd: dir,
 		RegisteredAt: time.Now().UTC().Format(time.RFC3339Nano), Padrun: &registry.Padrun{Harness: "pi"}}
 	if err := reg.Write(context.Background(), s.rec); err != nil {
 		t.Fatal(err)

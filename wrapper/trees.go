@@ -37,11 +37,11 @@ func (k KeptTree) String() string {
 // namespace, where the start token was read (shifted by its boottime
 // offset).
 func treeTag(self ident.Self) string {
-	tag := strconv.Itoa(self.Pid) + "-" + self.StartToken
+	tag := strconv.Itoa(self.Pid) + "-" + string(self.StartToken)
 	if self.PidNamespace != "" {
-		tag += "-" + self.PidNamespace
+		tag += "-" + string(self.PidNamespace)
 		if self.TimeNamespace != "" {
-			tag += "-" + self.TimeNamespace
+			tag += "-" + string(self.TimeNamespace)
 		}
 	}
 	return tag
@@ -67,7 +67,7 @@ func deadTree(tag string, made time.Time, self ident.Self, now time.Time) bool {
 		return false
 	}
 	switch {
-	case len(f) >= 3 && f[2] != self.PidNamespace, len(f) == 4 && f[3] != self.TimeNamespace:
+	case len(f) >= 3 && f[2] != string(self.PidNamespace), len(f) == 4 && f[3] != string(self.TimeNamespace):
 		return false // another namespace's: its prune judges it
 	case len(f) < 4 && now.Sub(made) < treeMinAge:
 		return false

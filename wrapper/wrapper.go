@@ -372,13 +372,13 @@ func (s *session) resolve(r *run) error {
 func (s *session) register(ctx context.Context, r *run) error {
 	s.rec = &registry.Record{
 		SessionPID: s.self.Pid, SessionPIDSource: "self", SessionPIDVerified: true,
-		ProcStart: ident.Token(s.self.StartToken), SessionID: r.plan.SessionID, Agent: r.agent,
+		ProcStart: s.self.StartToken, SessionID: r.plan.SessionID, Agent: r.agent,
 		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
 		Padrun: &registry.Padrun{
 			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
 			SessionFiles: r.files, Markers: markers(r.files),
 			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
-			PidNamespace: s.self.PidNamespace, TimeNamespace: s.self.TimeNamespace,
+			PidNamespace: string(s.self.PidNamespace), TimeNamespace: string(s.self.TimeNamespace),
 		},
 	}
 	err := s.reg.Write(ctx, s.rec)

@@ -38,30 +38,40 @@ func (v Verdict) String() string {
 	return "unknown"
 }
 
-// Self holds the tokens of this process and machine. A token that could not
-// be read is empty (or -1 for UID on systems without one).
+// ID is what tells one process from another across pid reuse, boots,
+// machines and namespaces: the identity that markers, break files and the
+// verdict ladder record and compare. A token that could not be read is
+// empty. Its JSON is the marker's (docs/spec.md §5).
+type ID struct {
+	Pid        int    `json:"pid"`
+	StartToken Token  `json:"startToken,omitempty"`
+	BootID     string `json:"bootId,omitempty"`
+	MachineID  string `json:"machineId,omitempty"`
+	Hostname   string `json:"hostname,omitempty"`
+	// PidNamespace and TimeNamespace are the namespaces the pid and the
+	// start token were read in: the kernel shifts start tokens by a time
+	// namespace's boottime offset.
+	PidNamespace  Token `json:"pidNamespace,omitempty"`
+	TimeNamespace Token `json:"timeNamespace,omitempty"`
+}
+
+// Self is the identity of this process, and its user (-1 on systems
+// without one).
 type Self struct {
-	Pid          int
-	StartToken   string
-	BootID       string
-	MachineID    string
-	Hostname     string
-	PidNamespace string
-	UID          int
-	// TimeNamespace is the time namespace the start tokens were read in:
-	// the kernel shifts them by its boottime offset.
-	TimeNamespace string
+	ID
+	UID int
 }
 
 // ReadSelf reads every token of this process once.
 func ReadSelf() Self {
-	s := Self{Pid: os.Getpid(), UID: os.Getuid()}
-	s.StartToken, _ = StartToken(s.Pid) // Best effort: a missing token is left out.
+	s := Self{ID: ID{Pid: os.Getpid()}, UID: os.Getuid()}
+	token, _ := StartToken(s.Pid) // Best effort: a missing token is left out.
+	s.StartToken = Token(token)
 	s.BootID = bootID()
 	s.MachineID = machineID()
 	s.Hostname, _ = os.Hostname() // Best effort: recorded for people only.
-	s.PidNamespace = pidNamespace()
-	s.TimeNamespace = timeNamespace()
+	s.PidNamespace = Token(pidNamespace())
+	s.TimeNamespace = Token(timeNamespace())
 	return s
 }
 

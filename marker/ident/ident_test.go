@@ -51,7 +51,7 @@ func TestReadSelf_ReadsEveryToken(t *testing.T) {
 	if s.Pid != os.Getpid() || s.StartToken == "" || s.BootID == "" || s.PidNamespace == "" {
 		t.Fatalf("ReadSelf = %+v: missing tokens", s)
 	}
-	if _, err := strconv.ParseUint(s.PidNamespace, 10, 64); err != nil {
+	if _, err := strconv.ParseUint(string(s.PidNamespace), 10, 64); err != nil {
 		t.Fatalf("pid namespace %q is not an inode number", s.PidNamespace)
 	}
 	if _, err := os.Stat("/etc/machine-id"); err == nil && s.MachineID == "" {
@@ -102,7 +102,7 @@ func TestReadSelf_TimeNamespaceIsInodeOfNsTime(t *testing.T) {
 		t.Skipf("no time namespaces on this kernel: %v", err)
 	}
 	want := strconv.FormatUint(fi.Sys().(*syscall.Stat_t).Ino, 10)
-	if got := ReadSelf().TimeNamespace; got != want {
+	if got := string(ReadSelf().TimeNamespace); got != want {
 		t.Fatalf("TimeNamespace = %q, want %q", got, want)
 	}
 }
