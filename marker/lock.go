@@ -1,7 +1,6 @@
 package marker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -129,11 +128,10 @@ func (l *Hold) republish() error {
 // ours tells whether b, a marker's content, is this lock's marker: the
 // bytes it last wrote, or else, parsed, its nonce.
 func (l *Hold) ours(b []byte) bool {
-	if l.written != nil && bytes.Equal(b, l.written) {
-		return true
-	}
-	m, err := Parse(b)
-	return err == nil && m.Nonce == l.marker.Nonce
+	return safefile.Ours(b, l.written, func(b []byte) bool {
+		m, err := Parse(b)
+		return err == nil && m.Nonce == l.marker.Nonce
+	})
 }
 
 // Fd is the lock's descriptor, for a child to inherit as flock(1)'s does:
