@@ -172,26 +172,12 @@ func wordRung(j Judgement) string {
 	case RungOtherNamespace:
 		return wordHeartbeat(j, f.Namespace+", "+pid+" cannot be checked")
 	}
-	var s string
+	s := pid + probed[f.Found.Fact]
 	switch f.Found.Fact {
 	case ident.NoPid:
 		s = "no pid recorded"
-	case ident.Gone:
-		s = pid + " is gone"
-	case ident.Unchecked:
-		s = pid + " cannot be checked"
-	case ident.StartUnreadable:
-		s = pid + " exists but its start time cannot be read"
-	case ident.Unverified:
-		s = pid + " exists (unverified: no start time recorded)"
-	case ident.Thread:
-		s = pid + " is a thread, not a process"
-	case ident.Zombie:
-		s = pid + " is a zombie"
 	case ident.Reused:
-		s = pid + " was reused (start time " + f.Found.Start + ", recorded " + f.Token + ")"
-	case ident.Matches:
-		s = pid + " start time matches"
+		s += " (start time " + f.Found.Start + ", recorded " + f.Token + ")"
 	}
 	if j.Verdict == ident.Dead {
 		return s
@@ -207,6 +193,18 @@ func wordRung(j Judgement) string {
 		return s
 	}
 	return s + ", " + strings.Join(same, ", ")
+}
+
+// probed words what ident.Probe saw of a pid, after "pid N".
+var probed = [...]string{
+	ident.Gone:            " is gone",
+	ident.Unchecked:       " cannot be checked",
+	ident.StartUnreadable: " exists but its start time cannot be read",
+	ident.Unverified:      " exists (unverified: no start time recorded)",
+	ident.Thread:          " is a thread, not a process",
+	ident.Zombie:          " is a zombie",
+	ident.Reused:          " was reused",
+	ident.Matches:         " start time matches",
 }
 
 // wordHeartbeat says why, then what the heartbeat of a holder whose pid

@@ -111,6 +111,8 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 	return system().unlock(file, self, force)
 }
 
+// unlock is Unlock in e. Where the filesystem has no flock it fails, as it
+// always did: the next acquire judges the marker under the break file.
 func (e env) unlock(file string, self ident.Self, force bool) (Status, error) {
 	now := time.Now()
 	st := Status{File: file, CheckedAt: now}
