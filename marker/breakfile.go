@@ -58,7 +58,7 @@ func (e env) takeBreak(file string, self ident.Self) ([]byte, error) {
 		if !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("marker: create %s: %w", brk, err)
 		}
-		why := "another process is taking the file over (" + filepath.Base(brk) + ")"
+		var taker *Judgement
 		if tries == 0 {
 			j, judged, ok := judgeBreak(brk, self)
 			if ok && j.Verdict == ident.Dead {
@@ -66,11 +66,10 @@ func (e env) takeBreak(file string, self ident.Self) ([]byte, error) {
 				continue
 			}
 			if ok {
-				why += ": " + j.Reason
+				taker = &j
 			}
 		}
-		return nil, &HeldError{File: file, Kind: HeldPolled,
-			Judgement: Judgement{Verdict: ident.Unknown, Reason: "no flock reaches the other holders here, and " + why}}
+		return nil, &HeldError{File: file, Kind: HeldPolled, Judgement: breakBusyOf(filepath.Base(brk), taker)}
 	}
 }
 

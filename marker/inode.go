@@ -3,7 +3,6 @@ package marker
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -130,29 +129,16 @@ func inodeFd(key inodeKey) int {
 // a session holds it, under this name or another. Its holder's marker is
 // found through the holder's open lock file, where the system shows it.
 func inodeHeld(file string, key inodeKey, self ident.Self) *HeldError {
-	e := &HeldError{File: file, Kind: HeldPolled}
-	reason := "the session file itself is locked by another process"
-	if m, at, pid := inodeHolder(file, key); m != nil {
-		e.Holder = m
-		reason = "the session file itself is locked by padrun pid " + strconv.Itoa(m.Pid) + ", which holds it as " + at
-		switch {
-		case at == file:
-		case sameInode(at, key):
-			reason += " (another name of it: a hard link)"
-		default:
-			reason += " (renamed or moved while held)"
-		}
-		if pid != m.Pid {
-			reason += "; pid " + strconv.Itoa(pid) + " of its session holds the lock"
-		}
-	} else if pid > 0 {
-		reason = "the session file itself is locked by pid " + strconv.Itoa(pid)
-		if c := ident.Command(pid); c != "" {
-			reason += " (" + c + ")"
-		}
+	m, at, pid := inodeHolder(file, key)
+	named := ThisName
+	switch {
+	case m == nil || at == file:
+	case sameInode(at, key):
+		named = HardLink
+	default:
+		named = Moved
 	}
-	e.Judgement = Judgement{Verdict: ident.Alive, Reason: reason}
-	return e
+	return &HeldError{File: file, Kind: HeldPolled, Holder: m, Judgement: inodeHeldOf(m, at, named, pid)}
 }
 
 // LockInode takes the inode of the file now at l.File, when there is one

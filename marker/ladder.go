@@ -67,6 +67,33 @@ const (
 	CgroupProcs
 	GroupUnlisted
 	GroupProcs
+	// LockBusy: a live process holds the lock (Facts.Of: its marker's
+	// holder, where that says more); LockOrphan: the padrun is gone and a
+	// process of its session inherited the lock (Facts.Procs).
+	LockBusy
+	LockOrphan
+	// InodeHeld: another process holds the session file's own inode, as
+	// Facts.At (Facts.Named: under which name).
+	InodeHeld
+	// OthersLock, OthersLockHeld, OthersMarker: another user's lock file
+	// (held by Facts.LockPid) or marker, which this user cannot open.
+	OthersLock
+	OthersLockHeld
+	OthersMarker
+	// BreakBusy: another taker holds the break file (Facts.Of: its
+	// judgement, where it could be read); MarkerAppeared: a marker was
+	// published meanwhile.
+	BreakBusy
+	MarkerAppeared
+)
+
+// Named says under which name another process holds a session file's inode.
+type Named int
+
+const (
+	ThisName Named = iota // the name asked for
+	HardLink              // another name of the same inode
+	Moved                 // the file was renamed or moved while held
 )
 
 // Judgement is a verdict, with what decided it and its wording for people.
@@ -109,8 +136,20 @@ type Facts struct {
 	Count     int
 	Cgroup    string
 	Pgid, Sid int
-	Err       string     // why the marker or the session cannot be judged
-	Child     *Judgement // StaleChild: the child's own judgement
+	Err       string // why the marker or the session cannot be judged
+	// Of is the judgement this one builds on: the child's (StaleChild),
+	// the marker's holder (LockBusy), the break file's taker (BreakBusy).
+	Of *Judgement
+
+	// Name is the guard file named (the lock, marker or break file's base
+	// name); User and UserName the other user who owns it.
+	Name, User, UserName string
+	// LockPid holds the lock; At, Named and Command say where and who
+	// holds the session file's inode (InodeHeld).
+	LockPid int
+	At      string
+	Named   Named
+	Command string
 }
 
 func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
@@ -137,7 +176,32 @@ func word(j Judgement) string {
 	case OrphanChild:
 		return "orphan: padrun pid " + strconv.Itoa(f.Padrun) + " is gone but its child " + wordRung(j)
 	case StaleChild:
-		return wordRung(j) + "; child " + f.Child.Reason
+		return wordRung(j) + "; child " + f.Of.Reason
+	case LockBusy:
+		s := "its lock " + f.Name + " is held by a live process"
+		if f.Of != nil {
+			s = f.Of.Reason + ", and " + s
+		}
+		return s
+	case LockOrphan:
+		return "orphan: padrun pid " + strconv.Itoa(f.Padrun) + " is gone but " + f.Procs + " of its session still " +
+			runs(f.Count) + " and holds its lock " + f.Name
+	case InodeHeld:
+		return wordInode(f)
+	case OthersLock:
+		return "its lock " + f.Name + " belongs to " + f.User + ", which this user cannot open or judge"
+	case OthersLockHeld:
+		return "user " + f.UserName + "'s pid " + strconv.Itoa(f.LockPid) + " holds its lock " + f.Name
+	case OthersMarker:
+		return "its marker " + f.Name + " belongs to " + f.User + ", which this user cannot read"
+	case BreakBusy:
+		s := "no flock reaches the other holders here, and another process is taking the file over (" + f.Name + ")"
+		if f.Of != nil {
+			s += ": " + f.Of.Reason
+		}
+		return s
+	case MarkerAppeared:
+		return "a marker appeared meanwhile"
 	case CgroupUnread:
 		return gone + "its cgroup cannot be read: " + f.Err
 	case CgroupProcs:
@@ -152,6 +216,32 @@ func word(j Judgement) string {
 		return gone + f.Procs + " of its session still " + runs(f.Count) + " (its child's " + where + ")"
 	}
 	return wordRung(j)
+}
+
+// wordInode says who holds a session file's own inode.
+func wordInode(f Facts) string {
+	const s = "the session file itself is locked by "
+	switch {
+	case f.Padrun > 0:
+		w := s + "padrun pid " + strconv.Itoa(f.Padrun) + ", which holds it as " + f.At
+		switch f.Named {
+		case HardLink:
+			w += " (another name of it: a hard link)"
+		case Moved:
+			w += " (renamed or moved while held)"
+		}
+		if f.LockPid != f.Padrun {
+			w += "; pid " + strconv.Itoa(f.LockPid) + " of its session holds the lock"
+		}
+		return w
+	case f.LockPid > 0:
+		w := s + "pid " + strconv.Itoa(f.LockPid)
+		if f.Command != "" {
+			w += " (" + f.Command + ")"
+		}
+		return w
+	}
+	return s + "another process"
 }
 
 // wordRung says what the rung that decided j saw.
@@ -366,9 +456,63 @@ func staleOf(m *Marker, self ident.Self, now time.Time) Judgement {
 	j := verdictOf(m.Proc(), self, now)
 	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
 		c := verdictOf(child, self, now)
-		j.Case, j.Facts.Child = StaleChild, &c
+		j.Case, j.Facts.Of = StaleChild, &c
 	}
 	return j.worded()
+}
+
+// busyOf judges the live holder of file's busy lock from its marker m
+// (nil when none is readable), read without the lock: for people only, it
+// decides nothing.
+func busyOf(file string, m *Marker, self ident.Self) Judgement {
+	j := Judgement{Verdict: ident.Alive, Case: LockBusy, Facts: Facts{Name: filepath.Base(lockPath(file))}}
+	if m == nil {
+		return j.worded()
+	}
+	if h := verdictOf(m.Proc(), self, time.Now()); h.Verdict == ident.Alive {
+		j.Facts.Of = &h
+	} else if pids := ident.LockHolders(lockPath(file)); len(pids) > 0 {
+		// Its padrun is gone: a process of its session inherited the lock.
+		j.Case, j.Facts.Padrun, j.Facts.Procs, j.Facts.Count = LockOrphan, m.Pid, names(pids), len(pids)
+	} else if h, ok := leftover(m, self); !ok {
+		j.Facts.Of = &h // a holder still exiting, or one padrun cannot see
+	}
+	return j.worded()
+}
+
+// inodeHeldOf judges the holder of a session file's own inode: padrun pid
+// m.Pid holding it as at (m nil: no marker found), pid holding the lock.
+func inodeHeldOf(m *Marker, at string, named Named, pid int) Judgement {
+	j := Judgement{Verdict: ident.Alive, Case: InodeHeld, Facts: Facts{At: at, Named: named, LockPid: pid}}
+	switch {
+	case m != nil:
+		j.Facts.Padrun = m.Pid
+	case pid > 0:
+		j.Facts.Command = ident.Command(pid)
+	}
+	return j.worded()
+}
+
+// othersOf judges a guard file (name) that another user owns and this one
+// cannot open: unknown, or alive where the kernel says lockPid holds it.
+func othersOf(c Case, name, user, userName string, lockPid int) Judgement {
+	j := Judgement{Verdict: ident.Unknown, Case: c, Facts: Facts{Name: name, User: user, UserName: userName, LockPid: lockPid}}
+	if c == OthersLockHeld {
+		j.Verdict = ident.Alive
+	}
+	return j.worded()
+}
+
+// breakBusyOf judges a break file that another taker holds: of, its
+// taker's judgement, where it could be read.
+func breakBusyOf(name string, of *Judgement) Judgement {
+	return Judgement{Verdict: ident.Unknown, Case: BreakBusy, Facts: Facts{Name: name, Of: of}}.worded()
+}
+
+// appeared judges a takeover that found a marker published meanwhile,
+// where no flock serialises the takers.
+func appeared() Judgement {
+	return Judgement{Verdict: ident.Unknown, Case: MarkerAppeared}.worded()
 }
 
 // leftover checks, for a padrun marker whose padrun and child are gone,

@@ -135,7 +135,8 @@ func TestLadder_Rungs(t *testing.T) {
 	}
 }
 
-// The takeover's cases beyond the rungs, worded by the one function.
+// The cases beyond the rungs (the takeover's view of a padrun marker, and
+// the refusals no marker decides), worded by the one function.
 func TestWord_Cases(t *testing.T) {
 	alive := verdictOf(Proc{ID: ident.ID{Pid: self.Pid, StartToken: self.StartToken}}, self, time.Now())
 	dead := Judgement{Verdict: ident.Dead, Rung: RungPid, Facts: Facts{Pid: 7, Found: ident.Finding{Verdict: ident.Dead, Fact: ident.Gone}}}
@@ -151,7 +152,7 @@ func TestWord_Cases(t *testing.T) {
 		}),
 			"its padrun released the lock but pid 7 cannot be checked"},
 		{with(alive, func(j *Judgement) { j.Case, j.Facts.Padrun = OrphanChild, 41 }), "orphan: padrun pid 41 is gone but its child " + alive.Reason},
-		{with(dead, func(j *Judgement) { j.Case, j.Facts.Child = StaleChild, &child }), "pid 7 is gone; child pid 7 is gone"},
+		{with(dead, func(j *Judgement) { j.Case, j.Facts.Of = StaleChild, &child }), "pid 7 is gone; child pid 7 is gone"},
 		{Judgement{Case: Unreadable, Rung: RungUnreadable, Facts: Facts{Err: "not JSON"}}, "unreadable: not JSON"},
 		{Judgement{Case: CgroupUnread, Facts: Facts{Padrun: 41, Err: "EACCES"}}, "orphan: padrun pid 41 and its child are gone but its cgroup cannot be read: EACCES"},
 		{Judgement{Case: CgroupProcs, Facts: Facts{Padrun: 41, Procs: "pid 9 (sleep)", Count: 1, Cgroup: "/sys/fs/cgroup/padrun-1"}},
@@ -161,6 +162,27 @@ func TestWord_Cases(t *testing.T) {
 			"orphan: padrun pid 41 and its child are gone but pid 9, pid 10 of its session still run (its child's process group 9)"},
 		{Judgement{Case: GroupProcs, Facts: Facts{Padrun: 41, Procs: "pid 9", Count: 1, Sid: 8}},
 			"orphan: padrun pid 41 and its child are gone but pid 9 of its session still runs (its child's session 8)"},
+		{Judgement{Case: LockBusy, Facts: Facts{Name: "s.jsonl.live.lock"}}, "its lock s.jsonl.live.lock is held by a live process"},
+		{Judgement{Case: LockBusy, Facts: Facts{Name: "s.jsonl.live.lock", Of: &alive}}, alive.Reason + ", and its lock s.jsonl.live.lock is held by a live process"},
+		{Judgement{Case: LockOrphan, Facts: Facts{Name: "s.jsonl.live.lock", Padrun: 41, Procs: "pid 9 (codex)", Count: 1}},
+			"orphan: padrun pid 41 is gone but pid 9 (codex) of its session still runs and holds its lock s.jsonl.live.lock"},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/s.jsonl"}}, "the session file itself is locked by padrun pid 41, which holds it as /w/s.jsonl"},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 9, At: "/w/t.jsonl", Named: HardLink}},
+			"the session file itself is locked by padrun pid 41, which holds it as /w/t.jsonl (another name of it: a hard link); pid 9 of its session holds the lock"},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/u.jsonl", Named: Moved}},
+			"the session file itself is locked by padrun pid 41, which holds it as /w/u.jsonl (renamed or moved while held)"},
+		{Judgement{Case: InodeHeld, Facts: Facts{LockPid: 9, Command: "vim"}}, "the session file itself is locked by pid 9 (vim)"},
+		{Judgement{Case: InodeHeld}, "the session file itself is locked by another process"},
+		{Judgement{Case: OthersLock, Facts: Facts{Name: "s.jsonl.live.lock", User: "user bob (uid 1001)"}},
+			"its lock s.jsonl.live.lock belongs to user bob (uid 1001), which this user cannot open or judge"},
+		{Judgement{Case: OthersLockHeld, Facts: Facts{Name: "s.jsonl.live.lock", UserName: "bob", LockPid: 9}}, "user bob's pid 9 holds its lock s.jsonl.live.lock"},
+		{Judgement{Case: OthersMarker, Facts: Facts{Name: "s.jsonl.live.json", User: "user bob (uid 1001)"}},
+			"its marker s.jsonl.live.json belongs to user bob (uid 1001), which this user cannot read"},
+		{Judgement{Case: BreakBusy, Facts: Facts{Name: "s.jsonl.live.break"}},
+			"no flock reaches the other holders here, and another process is taking the file over (s.jsonl.live.break)"},
+		{Judgement{Case: BreakBusy, Facts: Facts{Name: "s.jsonl.live.break", Of: &alive}},
+			"no flock reaches the other holders here, and another process is taking the file over (s.jsonl.live.break): " + alive.Reason},
+		{Judgement{Case: MarkerAppeared}, "a marker appeared meanwhile"},
 	} {
 		if got := word(tc.j); got != tc.want {
 			t.Errorf("word = %q\n want %q", got, tc.want)

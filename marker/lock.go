@@ -208,7 +208,7 @@ func (e env) acquireByMarker(file string, m Marker, self ident.Self, g guard) (*
 	if err != nil {
 		g.close()
 		if err == errChanged {
-			return nil, &HeldError{File: file, Kind: HeldPolled, Judgement: Judgement{Verdict: ident.Unknown, Reason: "a marker appeared meanwhile"}}
+			return nil, &HeldError{File: file, Kind: HeldPolled, Judgement: appeared()}
 		}
 		return nil, err
 	}

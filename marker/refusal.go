@@ -9,7 +9,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/padrun/padrun/marker/ident"
 )
@@ -85,10 +84,10 @@ func othersLock(file string, err error) *HeldError {
 	if e == nil {
 		return nil
 	}
-	e.Judgement = Judgement{Verdict: ident.Unknown, Reason: "its lock " + filepath.Base(lp) + " belongs to " + e.User + ", which this user cannot open or judge"}
+	e.Judgement = othersOf(OthersLock, filepath.Base(lp), e.User, name, 0)
 	if held, pid, err := lockHolder(lp); err == nil && held {
 		e.LockPid = pid
-		e.Judgement = Judgement{Verdict: ident.Alive, Reason: fmt.Sprintf("user %s's pid %d holds its lock %s", name, pid, filepath.Base(lp))}
+		e.Judgement = othersOf(OthersLockHeld, filepath.Base(lp), e.User, name, pid)
 	}
 	if m, err := Read(file); err == nil {
 		e.Holder = m // a marker readable to all says more
@@ -99,9 +98,9 @@ func othersLock(file string, err error) *HeldError {
 // othersMarker is the refusal for a marker that another user wrote and this
 // one cannot read: its holder cannot be judged, but it may yet go away.
 func othersMarker(file string, err error) *HeldError {
-	e, _ := othersFile(file, Path(file), err)
+	e, name := othersFile(file, Path(file), err)
 	if e != nil {
-		e.Judgement = Judgement{Verdict: ident.Unknown, Reason: "its marker " + filepath.Base(Path(file)) + " belongs to " + e.User + ", which this user cannot read"}
+		e.Judgement = othersOf(OthersMarker, filepath.Base(Path(file)), e.User, name, 0)
 	}
 	return e
 }
@@ -125,20 +124,10 @@ func othersFile(file, path string, err error) (*HeldError, string) {
 // without the lock: it is for people only and decides nothing.
 func busy(file string, self ident.Self) *HeldError {
 	e := &HeldError{File: file, Kind: HeldBusy}
-	reason := "its lock " + filepath.Base(lockPath(file)) + " is held by a live process"
 	if m, err := Read(file); err == nil {
 		e.Holder = m
-		if j := verdictOf(m.Proc(), self, time.Now()); j.Verdict == ident.Alive {
-			reason = j.Reason + ", and " + reason
-		} else if pids := ident.LockHolders(lockPath(file)); len(pids) > 0 {
-			// Its padrun is gone: a process of its session inherited the lock.
-			reason = "orphan: padrun pid " + strconv.Itoa(m.Pid) + " is gone but " + names(pids) +
-				" of its session still " + runs(len(pids)) + " and holds its lock " + filepath.Base(lockPath(file))
-		} else if j, ok := leftover(m, self); !ok {
-			reason = j.Reason + ", and " + reason // a holder still exiting, or one padrun cannot see
-		}
 	}
-	e.Judgement = Judgement{Verdict: ident.Alive, Reason: reason}
+	e.Judgement = busyOf(file, e.Holder, self)
 	return e
 }
 
