@@ -27,7 +27,7 @@ type Hold struct {
 	// only the marker, so it was published under the break file protocol
 	// and judged by the ladder even though the flock was free.
 	LocalFlock string
-	// written is the marker's bytes as this lock last published them: the
+	// written is the marker's bytes as this hold last published them: the
 	// marker is still ours while the file holds exactly them.
 	written []byte
 	// inodes are the session file's own inodes that l holds (inode.go).
@@ -115,7 +115,7 @@ func (l *Hold) SetSessionID(id string) error {
 	return l.republish()
 }
 
-// republish rewrites the lock's marker atomically from l.marker.
+// republish rewrites the hold's marker atomically from l.marker.
 func (l *Hold) republish() error {
 	b := l.marker.encode()
 	if err := l.env.write(Path(l.File), b, true, time.Now()); err != nil {
@@ -125,7 +125,7 @@ func (l *Hold) republish() error {
 	return nil
 }
 
-// ours tells whether b, a marker's content, is this lock's marker: the
+// ours tells whether b, a marker's content, is this hold's marker: the
 // bytes it last wrote, or else, parsed, its nonce.
 func (l *Hold) ours(b []byte) bool {
 	return safefile.Ours(b, l.written, func(b []byte) bool {
@@ -134,7 +134,7 @@ func (l *Hold) ours(b []byte) bool {
 	})
 }
 
-// Fd is the lock's descriptor, for a child to inherit as flock(1)'s does:
+// Fd is the lock file's descriptor, for a child to inherit as flock(1)'s does:
 // the kernel then keeps the file locked while any process holding it lives.
 // ok is false where the file is held by its marker alone.
 func (l *Hold) Fd() (fd uintptr, ok bool) {
