@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"pid":-1}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte("{\"pid\":1,\"startToken\":1e999}"))
-	self := ident.Self{Pid: 1, BootID: "b", MachineID: "m", Hostname: "h", PidNamespace: "1"}
+	self := ident.Self{ID: ident.ID{Pid: 1, BootID: "b", MachineID: "m", Hostname: "h", PidNamespace: "1"}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Parse(b)
 		if err != nil {
@@ -46,8 +46,8 @@ func FuzzEncode(f *testing.F) {
 	f.Add(0, "", "", "", "<a&b>\u2028\xff\"\\\n\x01", "", -1, "", "", "", "", "", 0, 0, "", "", 0, 0, "", "", "", "", 0)
 	f.Fuzz(func(t *testing.T, v int, tool, version, nonce, file, id string, pid int, token, boot, mach, host, ns string, uid, cpid int, ctoken, cg string, pgid, sid int, h, mode, agent, created string, hb int) {
 		m := Marker{V: v, Tool: tool, Version: version, Nonce: nonce, SessionFile: file, SessionID: id,
-			Pid: pid, StartToken: ident.Token(token), BootID: boot, MachineID: mach, Hostname: host,
-			PidNamespace: ident.Token(ns), TimeNamespace: ident.Token(ns), UID: uid, ChildPid: cpid, ChildStartToken: ident.Token(ctoken),
+			ID: ident.ID{Pid: pid, StartToken: ident.Token(token), BootID: boot, MachineID: mach, Hostname: host,
+				PidNamespace: ident.Token(ns), TimeNamespace: ident.Token(ns)}, UID: uid, ChildPid: cpid, ChildStartToken: ident.Token(ctoken),
 			Cgroup: cg, ChildPgid: pgid, ChildSid: sid, Harness: h, Mode: mode, Agent: agent,
 			CreatedAt: created, HeartbeatSeconds: hb, ModTime: time.Now()}
 		want, err := json.Marshal(m)

@@ -3,7 +3,6 @@ package marker
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -87,7 +86,7 @@ func holdInodes(file string, self ident.Self) ([]inodeKey, error) {
 
 // withInodes gives l the inodes inos, or drops them when err says l was
 // not taken.
-func (l *Lock) withInodes(inos []inodeKey, err error) (*Lock, error) {
+func (l *Hold) withInodes(inos []inodeKey, err error) (*Hold, error) {
 	if err != nil {
 		dropInodes(inos)
 		return nil, err
@@ -130,29 +129,16 @@ func inodeFd(key inodeKey) int {
 // a session holds it, under this name or another. Its holder's marker is
 // found through the holder's open lock file, where the system shows it.
 func inodeHeld(file string, key inodeKey, self ident.Self) *HeldError {
-	e := &HeldError{File: file, Kind: HeldPolled}
-	reason := "the session file itself is locked by another process"
-	if m, at, pid := inodeHolder(file, key); m != nil {
-		e.Holder = m
-		reason = "the session file itself is locked by padrun pid " + strconv.Itoa(m.Pid) + ", which holds it as " + at
-		switch {
-		case at == file:
-		case sameInode(at, key):
-			reason += " (another name of it: a hard link)"
-		default:
-			reason += " (renamed or moved while held)"
-		}
-		if pid != m.Pid {
-			reason += "; pid " + strconv.Itoa(pid) + " of its session holds the lock"
-		}
-	} else if pid > 0 {
-		reason = "the session file itself is locked by pid " + strconv.Itoa(pid)
-		if c := ident.Command(pid); c != "" {
-			reason += " (" + c + ")"
-		}
+	m, at, pid := inodeHolder(file, key)
+	named := ThisName
+	switch {
+	case m == nil || at == file:
+	case sameInode(at, key):
+		named = HardLink
+	default:
+		named = Moved
 	}
-	e.Judgement = Judgement{ident.Alive, reason}
-	return e
+	return &HeldError{File: file, Kind: HeldPolled, Holder: m, Judgement: inodeHeldOf(m, at, named, pid)}
 }
 
 // LockInode takes the inode of the file now at l.File, when there is one
@@ -160,7 +146,7 @@ func inodeHeld(file string, key inodeKey, self ident.Self) *HeldError {
 // or put in place of the one held; took says it did. A *HeldError says
 // another session holds that inode: the run's child would write a file
 // another session holds.
-func (l *Lock) LockInode(self ident.Self) (took bool, err error) {
+func (l *Hold) LockInode(self ident.Self) (took bool, err error) {
 	if l.NoFlock {
 		return false, nil
 	}
@@ -185,7 +171,7 @@ func (l *Lock) LockInode(self ident.Self) (took bool, err error) {
 
 // InodeFds are the descriptors that hold l's inodes, for the child to
 // inherit as it inherits Fd's.
-func (l *Lock) InodeFds() []uintptr {
+func (l *Hold) InodeFds() []uintptr {
 	var fds []uintptr
 	for _, k := range l.inodes {
 		if fd := inodeFd(k); fd >= 0 {
@@ -201,11 +187,11 @@ func (l *Lock) InodeFds() []uintptr {
 // A name is "" where the system cannot say, where the file was deleted, or
 // where the name does not name that file (any more); file is l.File while
 // that still names its lock.
-func (l *Lock) Names() (file string, inodeNames []string) {
+func (l *Hold) Names() (file string, inodeNames []string) {
 	file = l.File
-	if p, ok := fdPath(int(safefile.Fd(l.h))); ok && !safefile.SameFile(l.h, lockPath(l.File)) {
+	if p, ok := fdPath(int(safefile.Fd(l.g.h))); ok && !safefile.SameFile(l.g.h, lockPath(l.File)) {
 		file = strings.TrimSuffix(p, lockSuffix)
-		if file == p || !safefile.SameFile(l.h, p) {
+		if file == p || !safefile.SameFile(l.g.h, p) {
 			file = ""
 		}
 	}
@@ -223,7 +209,7 @@ func (l *Lock) Names() (file string, inodeNames []string) {
 
 // MoveTo records that l's lock file and marker are now those of file (its
 // folder was renamed): the marker is rewritten to name it.
-func (l *Lock) MoveTo(file string) error {
+func (l *Hold) MoveTo(file string) error {
 	l.File = file
 	l.marker.SessionFile = file
 	return l.republish()
@@ -231,13 +217,13 @@ func (l *Lock) MoveTo(file string) error {
 
 // Gone reports whether l's lock file was removed while held (its folder
 // deleted, say): its name is no longer held.
-func (l *Lock) Gone() bool { return unlinked(l.h) }
+func (l *Hold) Gone() bool { return unlinked(l.g.h) }
 
 // Inode reports whether l holds its session file's own inode.
-func (l *Lock) Inode() bool { return len(l.inodes) > 0 }
+func (l *Hold) Inode() bool { return len(l.inodes) > 0 }
 
 // releaseInodes drops l's shares of its inodes' locks.
-func (l *Lock) releaseInodes() {
+func (l *Hold) releaseInodes() {
 	dropInodes(l.inodes)
 	l.inodes = nil
 }

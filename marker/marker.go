@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -32,16 +30,16 @@ const Tool = "padrun"
 // padruns that name F's marker differently still take one lock. The
 // marker is F.live.json, or .F.padrun.json where a harness's own listing
 // would read F.live.json as one of its sessions (HideMarkers).
-func MarkerPath(file string) string {
+func Path(file string) string {
 	if hiddenName(filepath.Base(file)) {
-		return HiddenMarkerPath(file)
+		return HiddenPath(file)
 	}
 	return file + MarkerSuffix
 }
 func lockPath(file string) string { return file + ".live.lock" }
 
-// HiddenMarkerPath is the hidden name of file's marker, .F.padrun.json.
-func HiddenMarkerPath(file string) string {
+// HiddenPath is the hidden name of file's marker, .F.padrun.json.
+func HiddenPath(file string) string {
 	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+HiddenSuffix)
 }
 
@@ -49,9 +47,9 @@ func HiddenMarkerPath(file string) string {
 // writes first: readers find a marker that a padrun naming it the other
 // way wrote.
 func markerPaths(file string) []string {
-	p, q := MarkerPath(file), file+MarkerSuffix
+	p, q := Path(file), file+MarkerSuffix
 	if p == q {
-		q = HiddenMarkerPath(file)
+		q = HiddenPath(file)
 	}
 	return []string{p, q}
 }
@@ -90,19 +88,15 @@ func hiddenName(base string) bool {
 // Marker is the JSON object published at F.live.json. Readers accept unknown
 // fields and markers of other tools, which carry at least pid.
 type Marker struct {
-	V               int         `json:"v"`
-	Tool            string      `json:"tool,omitempty"`
-	Version         string      `json:"version,omitempty"`
-	Nonce           string      `json:"nonce,omitempty"`
-	SessionFile     string      `json:"sessionFile,omitempty"`
-	SessionID       string      `json:"sessionId,omitempty"`
-	Pid             int         `json:"pid"`
-	StartToken      ident.Token `json:"startToken,omitempty"`
-	BootID          string      `json:"bootId,omitempty"`
-	MachineID       string      `json:"machineId,omitempty"`
-	Hostname        string      `json:"hostname,omitempty"`
-	PidNamespace    ident.Token `json:"pidNamespace,omitempty"`
-	TimeNamespace   ident.Token `json:"timeNamespace,omitempty"`
+	V           int    `json:"v"`
+	Tool        string `json:"tool,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Nonce       string `json:"nonce,omitempty"`
+	SessionFile string `json:"sessionFile,omitempty"`
+	SessionID   string `json:"sessionId,omitempty"`
+	// ID is its writer: pid, startToken, bootId, machineId, hostname,
+	// pidNamespace, timeNamespace.
+	ident.ID
 	UID             int         `json:"uid"`
 	ChildPid        int         `json:"childPid,omitempty"`
 	ChildStartToken ident.Token `json:"childStartToken,omitempty"`
@@ -127,10 +121,7 @@ type Marker struct {
 // New returns a marker for this process, holding file with a fresh nonce.
 func New(self ident.Self, file, nonce string, now time.Time) Marker {
 	return Marker{
-		V: 1, Tool: Tool, Nonce: nonce, SessionFile: file,
-		Pid: self.Pid, StartToken: ident.Token(self.StartToken),
-		BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
-		PidNamespace: ident.Token(self.PidNamespace), TimeNamespace: ident.Token(self.TimeNamespace), UID: self.UID,
+		V: 1, Tool: Tool, Nonce: nonce, SessionFile: file, ID: self.ID, UID: self.UID,
 		CreatedAt: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 	}
 }
@@ -148,139 +139,22 @@ func Parse(b []byte) (*Marker, error) {
 }
 
 // Proc is what the verdict ladder needs to know of a process that holds,
-// or held, a session file.
+// or held, a session file: its identity, and its heartbeat.
 type Proc struct {
-	Pid              int
-	StartToken       string
-	BootID           string
-	MachineID        string
-	Hostname         string
-	PidNamespace     string
-	TimeNamespace    string
+	ident.ID
 	Heartbeat        time.Time // the marker's mtime
 	HeartbeatSeconds int
 }
 
 // Proc returns the marker's writer, for the ladder.
 func (m *Marker) Proc() Proc {
-	return Proc{
-		Pid: m.Pid, StartToken: string(m.StartToken),
-		BootID: m.BootID, MachineID: m.MachineID, Hostname: m.Hostname,
-		PidNamespace: string(m.PidNamespace), TimeNamespace: string(m.TimeNamespace),
-		Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds,
-	}
+	return Proc{ID: m.ID, Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds}
 }
 
 // Child returns the child that a padrun marker records, on the same
 // machine as its padrun, and whether there is one.
 func (m *Marker) Child() (Proc, bool) {
 	h := m.Proc()
-	h.Pid, h.StartToken = m.ChildPid, string(m.ChildStartToken)
+	h.Pid, h.StartToken = m.ChildPid, m.ChildStartToken
 	return h, m.ChildPid > 0
-}
-
-// Judgement is a verdict with the ladder's reasoning, for people.
-type Judgement struct {
-	Verdict ident.Verdict
-	Reason  string
-}
-
-func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
-
-// verdictOf runs the verdict ladder of the contract on h. Boot and machine ids
-// are compared normalised (ident.NormalizeID).
-func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
-	j, _ := judge(h, self, now)
-	return j
-}
-
-// judge is verdictOf, and the error of padrun's own (out of descriptors or
-// memory) that left the verdict unknown, which callers that decide report
-// as itself.
-func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
-	if h.Pid <= 0 {
-		return Judgement{ident.Unknown, "unreadable: no pid recorded"}, nil
-	}
-	h.BootID, h.MachineID = ident.NormalizeID(h.BootID), ident.NormalizeID(h.MachineID)
-	self.BootID, self.MachineID = ident.NormalizeID(self.BootID), ident.NormalizeID(self.MachineID)
-	if other, why := otherMachine(h, self); other {
-		return remote(h, now, why), nil
-	}
-	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
-		return Judgement{ident.Dead, "pid " + strconv.Itoa(h.Pid) + " ran in a previous boot (boot id " + short(h.BootID) + ", now " + short(self.BootID) + ")"}, nil
-	}
-	// Rung 4: a pid of another pid namespace names another process here,
-	// and a start token read in another time namespace is shifted by its
-	// boottime offset: neither proves anything, alive or dead.
-	if ns := ident.OtherNamespace(h.PidNamespace, h.TimeNamespace, self.PidNamespace, self.TimeNamespace); ns != "" {
-		return remote(h, now, ns+", pid "+strconv.Itoa(h.Pid)+" cannot be checked"), nil
-	}
-	v, why, err := ident.Check(h.Pid, h.StartToken)
-	if v != ident.Dead {
-		why += sameBoot(h, self)
-	}
-	return Judgement{v, why}, err
-}
-
-// otherMachine tells whether h ran on another machine than self.
-func otherMachine(h Proc, self ident.Self) (bool, string) {
-	switch {
-	case h.MachineID != "" && self.MachineID != "":
-		if h.MachineID != self.MachineID {
-			return true, "another machine (machine id " + short(h.MachineID) + ", host " + orNone(h.Hostname) + ")"
-		}
-	case h.BootID != "" && h.BootID == self.BootID:
-	case h.Hostname != "" && self.Hostname != "" && h.Hostname != self.Hostname:
-		return true, "another machine (host " + h.Hostname + ")"
-	}
-	return false, ""
-}
-
-// remote judges a holder whose pid cannot be checked from here: only its
-// heartbeat, the marker's mtime, can prove it dead.
-func remote(h Proc, now time.Time, why string) Judgement {
-	if h.HeartbeatSeconds <= 0 || h.Heartbeat.IsZero() {
-		return Judgement{ident.Unknown, why + ", no heartbeat"}
-	}
-	interval := time.Duration(h.HeartbeatSeconds) * time.Second
-	age := now.Sub(h.Heartbeat)
-	if age > 3*interval {
-		return Judgement{ident.Dead, fmt.Sprintf("%s, heartbeat silent for %s (interval %s)", why, round(age), interval)}
-	}
-	return Judgement{ident.Unknown, fmt.Sprintf("%s, heartbeat fresh (%s ago, interval %s)", why, round(age), interval)}
-}
-
-func sameBoot(h Proc, self ident.Self) string {
-	var s []string
-	if h.BootID != "" && h.BootID == self.BootID {
-		s = append(s, "same boot")
-	}
-	if h.MachineID != "" && h.MachineID == self.MachineID {
-		s = append(s, "same machine")
-	}
-	if len(s) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(s, ", ")
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
-
-func round(d time.Duration) time.Duration {
-	if d < 0 {
-		return 0
-	}
-	return d.Round(time.Second)
 }

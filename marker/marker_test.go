@@ -65,8 +65,7 @@ func threadID(t *testing.T) int {
 
 func TestVerdictLadder(t *testing.T) {
 	now := time.Now()
-	live := Proc{Pid: self.Pid, StartToken: self.StartToken, BootID: self.BootID, MachineID: self.MachineID, Hostname: self.Hostname,
-		PidNamespace: self.PidNamespace, TimeNamespace: self.TimeNamespace}
+	live := Proc{ID: self.ID}
 	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
 	tests := []struct {
 		name   string
@@ -151,7 +150,7 @@ func TestAcquire_Release_LeavesNothing(t *testing.T) {
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{MarkerPath(file), lockPath(file)} {
+	for _, p := range []string{Path(file), lockPath(file)} {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s left behind", p)
 		}
@@ -166,7 +165,7 @@ func TestRelease_KeepsMarkerThatIsNotOurs(t *testing.T) {
 	}
 	other := newMarker(file)
 	other.Nonce = "someone-else"
-	if err := write(MarkerPath(file), other.encode(), true, time.Now()); err != nil {
+	if err := system().write(Path(file), other.encode(), true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	l.Release()
@@ -183,7 +182,7 @@ func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan *Lock)
+	got := make(chan *Hold)
 	go func() {
 		l, err := Acquire(context.Background(), file, newMarker(file), self)
 		if err != nil {
@@ -202,7 +201,7 @@ func TestAcquire_LockFileUnlinkedWhileWaiting_TakesNewInode(t *testing.T) {
 	second := <-got
 	defer second.Release()
 	var a, b syscall.Stat_t
-	if err := syscall.Fstat(second.h, &a); err != nil {
+	if err := syscall.Fstat(second.g.h, &a); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Stat(lockPath(file), &b); err != nil || a.Ino != b.Ino {
@@ -275,14 +274,14 @@ func TestPublish_NeverVisibleHalfWritten(t *testing.T) {
 func TestRead_Bounded(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	big := `{"pid":1,"x":"` + strings.Repeat("x", MaxSize) + `"}`
-	if err := os.WriteFile(MarkerPath(file), []byte(big), 0o600); err != nil {
+	if err := os.WriteFile(Path(file), []byte(big), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Read(file); err == nil || !strings.Contains(err.Error(), "larger than 64 KiB") {
 		t.Fatalf("Read of a large marker = %v, want too large", err)
 	}
-	os.Remove(MarkerPath(file))
-	if err := syscall.Mkfifo(MarkerPath(file), 0o600); err != nil {
+	os.Remove(Path(file))
+	if err := syscall.Mkfifo(Path(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Read(file); err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -292,7 +291,7 @@ func TestRead_Bounded(t *testing.T) {
 
 func TestUnlock_NeverRemovesAlive(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(MarkerPath(file), []byte(`{"tool":"x","pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	os.WriteFile(Path(file), []byte(`{"tool":"x","pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+string(self.StartToken)+`"}`), 0o600)
 	for _, force := range []bool{false, true} {
 		st, err := Unlock(file, self, force)
 		if err != nil || st.State != Held {
@@ -323,10 +322,10 @@ func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
 	target := filepath.Join(dir, "target")
 	os.WriteFile(target, []byte("precious"), 0o600)
 	m := newMarker(file)
-	t.Cleanup(func(old func() string) func() { return func() { tempName = old } }(tempName))
-	tempName = func() string { return ".padrun-planted.tmp" }
+	e := system()
+	e.tempName = func() string { return ".padrun-planted.tmp" }
 	os.Symlink(target, filepath.Join(dir, ".padrun-planted.tmp"))
-	if err := write(MarkerPath(file), m.encode(), false, time.Now()); err == nil {
+	if err := e.write(Path(file), m.encode(), false, time.Now()); err == nil {
 		t.Fatal("published through a symlink at the temp path")
 	}
 	if b, _ := os.ReadFile(target); string(b) != "precious" {
@@ -334,16 +333,22 @@ func TestPublish_SymlinkAtTempPath_Refused(t *testing.T) {
 	}
 }
 
-// noFlock stands in a filesystem without flock for the test.
-func noFlock(t *testing.T) {
-	t.Cleanup(func() { tryLock = safefile.TryLock })
-	tryLock = func(safefile.Handle) error { return safefile.ErrNoLocking }
+// noFlock stands in a filesystem without flock.
+func noFlock() env {
+	e := system()
+	e.tryLock = func(safefile.Handle) error { return safefile.ErrNoLocking }
+	return e
+}
+
+// tryAcquire is TryAcquire in e.
+func (e env) tryAcquire(file string, m Marker, self ident.Self) (*Hold, error) {
+	return e.acquire(context.Background(), file, m, self, false)
 }
 
 func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
-	noFlock(t)
+	e := noFlock()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	l, err := TryAcquire(file, newMarker(file), self)
+	l, err := e.tryAcquire(file, newMarker(file), self)
 	if err != nil || !l.NoFlock {
 		t.Fatalf("Acquire = %v, %v; want a lock held by its marker alone", l, err)
 	}
@@ -351,13 +356,13 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 		t.Fatal("the break file outlived the takeover")
 	}
 	// A second taker: our padrun is alive, so its marker refuses.
-	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
+	if _, err := e.tryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("second Acquire = %v, want held", err)
 	}
 	// A takeover under way (a live taker's break file) refuses, waitable.
-	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+self.StartToken+`"}`), 0o600)
+	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(self.Pid)+`,"startToken":"`+string(self.StartToken)+`"}`), 0o600)
 	var held *HeldError
-	if _, err := TryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() {
+	if _, err := e.tryAcquire(file, newMarker(file), self); !errors.As(err, &held) || !held.Kind.Waitable() {
 		t.Fatalf("Acquire beside a live break file = %v, want a waitable refusal", err)
 	}
 	os.Remove(breakPath(file))
@@ -367,16 +372,16 @@ func TestNoFlock_MarkerAndBreakFileSerialise(t *testing.T) {
 	if _, err := os.Lstat(lockPath(file)); err != nil {
 		t.Fatal("the lock file was unlinked without a lock")
 	}
-	if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(Path(file)); !os.IsNotExist(err) {
 		t.Fatal("the marker outlived its release")
 	}
 }
 
 func TestNoFlock_DeadTakerBreakFile_IsCleared(t *testing.T) {
-	noFlock(t)
+	e := noFlock()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(breakPath(file), []byte(`{"pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
-	l, err := TryAcquire(file, newMarker(file), self)
+	l, err := e.tryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire past a dead taker's break file = %v", err)
 	}
@@ -391,7 +396,7 @@ func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
 	dir := t.TempDir()
 	brk := breakPath(filepath.Join(dir, "s.jsonl"))
 	dead := []byte(`{"pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1"}`)
-	live := []byte(`{"pid":` + strconv.Itoa(self.Pid) + `,"startToken":"` + self.StartToken + `"}`)
+	live := []byte(`{"pid":` + strconv.Itoa(self.Pid) + `,"startToken":"` + string(self.StartToken) + `"}`)
 	empty := func(when string) {
 		t.Helper()
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
@@ -399,12 +404,12 @@ func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
 		}
 	}
 	os.WriteFile(brk, dead, 0o600)
-	clearDeadBreak(brk, dead) // the first taker clears the dead file
+	system().clearDeadBreak(brk, dead) // the first taker clears the dead file
 	if _, err := os.Lstat(brk); !os.IsNotExist(err) {
 		t.Fatal("the dead taker's break file is still there")
 	}
-	os.WriteFile(brk, live, 0o600) // and makes its own
-	clearDeadBreak(brk, dead)      // the second, late, clears what it judged
+	os.WriteFile(brk, live, 0o600)     // and makes its own
+	system().clearDeadBreak(brk, dead) // the second, late, clears what it judged
 	if b, err := os.ReadFile(brk); err != nil || !bytes.Equal(b, live) {
 		t.Fatalf("the live taker's break file is %q, %v; want it kept", b, err)
 	}
@@ -420,7 +425,7 @@ func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
 	// (an old .clear file) is taken aside.
 	os.WriteFile(brk, dead, 0o600)
 	os.WriteFile(brk+".clear", []byte("another"), 0o600)
-	clearDeadBreak(brk, dead)
+	system().clearDeadBreak(brk, dead)
 	if _, err := os.Lstat(brk); err != nil {
 		t.Fatal("the break file was removed beside another clearer")
 	}
@@ -432,21 +437,21 @@ func TestClearBreak_OnlyWhatWasJudged(t *testing.T) {
 	os.WriteFile(brk, dead, 0o600)
 	old := time.Now().Add(-2 * clearLease)
 	os.Chtimes(brk+".clear", old, old)
-	clearDeadBreak(brk, dead)
+	system().clearDeadBreak(brk, dead)
 	empty("past a dead clearer")
 
 	// A break file whose name leaves no room for .clear is still cleared.
 	long := breakPath(filepath.Join(dir, strings.Repeat("x", 255-len(breakPath("")))))
 	os.WriteFile(long, dead, 0o600)
-	clearDeadBreak(long, dead)
+	system().clearDeadBreak(long, dead)
 	empty("with a 255-character name")
 }
 
 func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
-	noFlock(t)
+	e := noFlock()
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(MarkerPath(file), []byte(`{"tool":"padrun","pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
-	l, err := TryAcquire(file, newMarker(file), self)
+	os.WriteFile(Path(file), []byte(`{"tool":"padrun","pid":`+strconv.Itoa(reapedPid(t))+`,"startToken":"1"}`), 0o600)
+	l, err := e.tryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire over a dead padrun's marker = %v", err)
 	}
@@ -458,7 +463,7 @@ func TestNoFlock_DeadPadrunMarker_TakenOver(t *testing.T) {
 func TestTempName_FitsWhereTheMarkerFits(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
-		n := tempName()
+		n := system().tempName()
 		if len(n) > 64 || strings.HasSuffix(n, ".live.json") || seen[n] { // its writer's pid and start token included
 			t.Fatalf("temp name %q: %d bytes, or a marker's name, or not fresh", n, len(n))
 		}
@@ -483,15 +488,15 @@ func TestRelease_RemovesOwnMarker_ByBytesOrNonce(t *testing.T) {
 		}
 		switch rewrite {
 		case "SetChild":
-			if err := l.SetChild(self.Pid, self.StartToken, 0, 0); err != nil {
+			if err := l.SetChild(self.Pid, string(self.StartToken), 0, 0); err != nil {
 				t.Fatal(err)
 			}
-			if b, _ := os.ReadFile(MarkerPath(file)); !strings.Contains(string(b), `"childPid"`) || !bytes.Equal(b, l.written) {
+			if b, _ := os.ReadFile(Path(file)); !strings.Contains(string(b), `"childPid"`) || !bytes.Equal(b, l.written) {
 				t.Fatalf("rewritten marker %s, want the bytes the lock last wrote", b)
 			}
 		case "reformatted":
 			b, _ := json.MarshalIndent(l.marker, "", " ")
-			if err := os.WriteFile(MarkerPath(file), b, 0o600); err != nil {
+			if err := os.WriteFile(Path(file), b, 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -501,7 +506,7 @@ func TestRelease_RemovesOwnMarker_ByBytesOrNonce(t *testing.T) {
 		if err := l.Release(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Lstat(MarkerPath(file)); !os.IsNotExist(err) {
+		if _, err := os.Lstat(Path(file)); !os.IsNotExist(err) {
 			t.Errorf("%s: our marker left behind", rewrite)
 		}
 	}

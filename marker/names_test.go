@@ -13,19 +13,19 @@ func init() { HideMarkers("session-*.jsonl") }
 
 // A hidden file's marker is .F.padrun.json, its lock F.live.lock like
 // everyone's; other files keep F.live.json.
-func TestMarkerPath_HiddenByPattern(t *testing.T) {
+func TestPath_HiddenByPattern(t *testing.T) {
 	dir := t.TempDir()
 	g, p := filepath.Join(dir, "session-1.jsonl"), filepath.Join(dir, "s.jsonl")
-	if got, want := MarkerPath(g), filepath.Join(dir, ".session-1.jsonl.padrun.json"); got != want {
-		t.Errorf("MarkerPath(%s) = %s, want %s", g, got, want)
+	if got, want := Path(g), filepath.Join(dir, ".session-1.jsonl.padrun.json"); got != want {
+		t.Errorf("Path(%s) = %s, want %s", g, got, want)
 	}
-	if got, want := MarkerPath(p), p+".live.json"; got != want {
-		t.Errorf("MarkerPath(%s) = %s, want %s", p, got, want)
+	if got, want := Path(p), p+".live.json"; got != want {
+		t.Errorf("Path(%s) = %s, want %s", p, got, want)
 	}
 	if lockPath(g) != g+".live.lock" {
 		t.Errorf("lock of %s is %s, want the same rule as every file's", g, lockPath(g))
 	}
-	if !IsGuardFile(MarkerPath(g)) || IsGuardFile(g) {
+	if !IsGuardFile(Path(g)) || IsGuardFile(g) {
 		t.Errorf("IsGuardFile: a hidden marker is a guard file, a session file is not")
 	}
 }
@@ -38,7 +38,7 @@ func TestRead_Unlock_EitherName(t *testing.T) {
 		other := markerPaths(file)[1]
 		m := newMarker(file)
 		m.Pid = 999999999 // dead
-		if err := write(other, m.encode(), true, time.Now()); err != nil {
+		if err := system().write(other, m.encode(), true, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := Read(file); err != nil || got.Nonce != m.Nonce {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // deadPadrunMarker writes a padrun marker whose padrun and child are gone,
@@ -16,8 +18,8 @@ import (
 func deadPadrunMarker(t *testing.T, extra string) string {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	m := `{"tool":"padrun","pid":` + strconv.Itoa(reapedPid(t)) + `,"startToken":"1","childPid":` + strconv.Itoa(reapedPid(t)) +
-		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `"` + extra + `}`
-	if err := os.WriteFile(MarkerPath(file), []byte(m), 0o600); err != nil {
+		`,"bootId":"` + self.BootID + `","pidNamespace":"` + string(self.PidNamespace) + `"` + extra + `}`
+	if err := os.WriteFile(Path(file), []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return file
@@ -76,9 +78,9 @@ func TestTakeover_OrphanInChildsSession_Refused(t *testing.T) {
 func TestTakeover_GroupProcessOlderThanPadrun_NotCounted(t *testing.T) {
 	cmd := groupLeader(t)
 	file := deadPadrunMarker(t, `,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
-	b, _ := os.ReadFile(MarkerPath(file))
+	b, _ := os.ReadFile(Path(file))
 	b = []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1))
-	os.WriteFile(MarkerPath(file), b, 0o600)
+	os.WriteFile(Path(file), b, 0o600)
 	l, err := TryAcquire(file, newMarker(file), self)
 	if err != nil {
 		t.Fatalf("Acquire = %v, want taken over", err)
@@ -93,8 +95,8 @@ func TestTakeover_OtherTimeNamespace_ShiftedToken_Unknown(t *testing.T) {
 	cmd := groupLeader(t)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	m := `{"tool":"padrun","pid":` + strconv.Itoa(cmd.Process.Pid) + `,"startToken":"99999999999","childPid":` + strconv.Itoa(reapedPid(t)) +
-		`,"bootId":"` + self.BootID + `","pidNamespace":"` + self.PidNamespace + `","timeNamespace":"1"}`
-	if err := os.WriteFile(MarkerPath(file), []byte(m), 0o600); err != nil {
+		`,"bootId":"` + self.BootID + `","pidNamespace":"` + string(self.PidNamespace) + `","timeNamespace":"1"}`
+	if err := os.WriteFile(Path(file), []byte(m), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := TryAcquire(file, newMarker(file), self)
@@ -109,10 +111,10 @@ func TestTakeover_OtherTimeNamespace_ShiftedToken_Unknown(t *testing.T) {
 func TestTakeover_OtherTimeNamespace_GroupHasNoFloor(t *testing.T) {
 	cmd := groupLeader(t)
 	file := deadPadrunMarker(t, `,"timeNamespace":"1","heartbeatSeconds":1,"childPgid":`+strconv.Itoa(cmd.Process.Pid))
-	b, _ := os.ReadFile(MarkerPath(file))
-	os.WriteFile(MarkerPath(file), []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1)), 0o600)
+	b, _ := os.ReadFile(Path(file))
+	os.WriteFile(Path(file), []byte(strings.Replace(string(b), `"startToken":"1"`, `"startToken":"99999999999"`, 1)), 0o600)
 	old := time.Now().Add(-time.Hour)
-	os.Chtimes(MarkerPath(file), old, old)
+	os.Chtimes(Path(file), old, old)
 	_, err := TryAcquire(file, newMarker(file), self)
 	var he *HeldError
 	if !asHeld(err, &he) || !strings.Contains(he.Judgement.Reason, "pid "+strconv.Itoa(cmd.Process.Pid)+" (sleep)") {
@@ -158,11 +160,50 @@ func TestKeep_LeavesTheMarker(t *testing.T) {
 	if err := l.Keep(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(MarkerPath(file)); err != nil {
+	if _, err := os.Lstat(Path(file)); err != nil {
 		t.Fatalf("marker gone after Keep: %v", err)
 	}
 	// Its writer (this process) is alive: the file is still refused.
 	if _, err := TryAcquire(file, newMarker(file), self); !IsHeld(err) {
 		t.Fatalf("Acquire after Keep = %v, want held", err)
+	}
+}
+
+// emptyCgroup makes an empty cgroup named as padrun names them, or skips
+// where no cgroup v2 folder can be made (not root, no delegated subtree).
+func emptyCgroup(t *testing.T) string {
+	for _, root := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		dir := filepath.Join(root, "padrun-test-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		if os.Mkdir(dir, 0o755) == nil {
+			if !cgroup.IsV2(dir) {
+				syscall.Rmdir(dir)
+				continue
+			}
+			t.Cleanup(func() { syscall.Rmdir(dir) })
+			return dir
+		}
+	}
+	t.Skip("no cgroup v2 folder can be made here (needs root or a delegated subtree)")
+	return ""
+}
+
+// A look changes nothing: Inspect judges a dead session's empty cgroup but
+// leaves it; the acquire that replaces its marker removes it.
+func TestInspect_LeavesTheEmptyCgroup_AcquireRemovesIt(t *testing.T) {
+	cg := emptyCgroup(t)
+	file := deadPadrunMarker(t, `,"cgroup":"`+cg+`"`)
+	if st := Inspect(file, self, time.Now()); st.State != Stale {
+		t.Fatalf("Inspect = %+v, want stale", st)
+	}
+	if _, err := os.Stat(cg); err != nil {
+		t.Fatalf("Inspect removed the cgroup: %v", err)
+	}
+	l, err := TryAcquire(file, newMarker(file), self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if _, err := os.Stat(cg); !os.IsNotExist(err) {
+		t.Fatalf("the dead session's empty cgroup outlived the takeover: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package marker
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func Inspect(file string, self ident.Self, now time.Time) Status {
 // judgeMarker fills st from the marker alone, as if its lock were free.
 func judgeMarker(st Status, self ident.Self) Status {
 	file, now := st.File, st.CheckedAt
-	replace, err := takeover(file, self, now, st.LocalFlock != "")
+	stale, err := takeover(file, self, now, st.LocalFlock != "")
 	var he *HeldError
 	switch {
 	case errors.As(err, &he):
@@ -94,63 +95,47 @@ func judgeMarker(st Status, self ident.Self) Status {
 		}
 	case err != nil:
 		st.State, st.Reason = Unknown, err.Error()
-	case replace:
-		m, _ := Read(file) // Best effort: for the holder line only.
-		st.Holder, st.State, st.Verdict = m, Stale, ident.Dead
-		st.Reason = staleReason(m, self, now)
+	case stale != nil:
+		st.Holder, st.State, st.Verdict = stale, Stale, ident.Dead
+		st.Reason = staleOf(stale, self, now).Reason
 	default:
 		st.State = Free
 	}
 	return st
 }
 
-func staleReason(m *Marker, self ident.Self, now time.Time) string {
-	if m == nil {
-		return ""
-	}
-	j := verdictOf(m.Proc(), self, now)
-	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
-		j.Reason += "; child " + verdictOf(child, self, now).Reason
-	}
-	return j.Reason
-}
-
 // Unlock removes the marker of file when its holder is proven dead, or,
 // with force, when it cannot be judged. It takes the lock to decide, and
 // never removes a marker whose holder is alive.
 func Unlock(file string, self ident.Self, force bool) (Status, error) {
+	return system().unlock(file, self, force)
+}
+
+// unlock is Unlock in e. Where the filesystem has no flock it fails, as it
+// always did: the next acquire judges the marker under the break file.
+func (e env) unlock(file string, self ident.Self, force bool) (Status, error) {
 	now := time.Now()
 	st := Status{File: file, CheckedAt: now}
-	h, err := openLock(lockPath(file))
-	if errors.Is(err, os.ErrNotExist) {
+	g, err := e.take(context.Background(), lockPath(file), false)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		// The folder is gone: nothing to unlock.
 		st.State = Free
 		return st, nil
-	}
-	if err != nil {
-		return st, err
-	}
-	if err := safefile.TryLock(h); err != nil {
-		safefile.Close(h)
-		if err == safefile.ErrBusy {
-			return Inspect(file, self, now), nil
-		}
-		return st, fmt.Errorf("marker: lock %s: %w", lockPath(file), err)
-	}
-	local, fs := lockScope(h)
-	if local {
-		defer safefile.Close(h) // a lock file other machines open is never unlinked
-	} else {
-		defer releaseLock(h, lockPath(file))
-	}
-	if !safefile.SameFile(h, lockPath(file)) {
+	case err == errBusy:
 		return Inspect(file, self, now), nil
+	case err != nil:
+		return st, err
+	case g.reach == noHolder:
+		g.close()
+		return st, fmt.Errorf("marker: lock %s: %w", g.path, safefile.ErrNoLocking)
 	}
-	if local {
+	defer g.release()
+	if g.reach == thisMachine {
 		// Takers on other machines do not see this flock: judge and
 		// remove under the break file, as they take over under it.
-		st.LocalFlock = fs
-		tag, err := takeBreak(file, self)
+		st.LocalFlock = g.fs
+		tag, err := e.takeBreak(file, self)
 		if err != nil {
 			var he *HeldError
 			if !errors.As(err, &he) {
@@ -167,6 +152,9 @@ func Unlock(file string, self ident.Self, force bool) (Status, error) {
 			if err := os.Remove(p); err != nil && !absent(err) {
 				return st, fmt.Errorf("marker: remove %s: %w", p, err)
 			}
+		}
+		if st.State == Stale {
+			reclaim(st.Holder, self)
 		}
 		st.State = Free
 	}

@@ -5,7 +5,6 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -173,15 +172,14 @@ func (r *Registry) ours(b []byte, pid int, procStart string) bool {
 	r.mu.Lock()
 	w := r.written[pid]
 	r.mu.Unlock()
-	if w != nil && bytes.Equal(b, w) {
-		return true
-	}
-	var rec Record
-	if json.Unmarshal(b, &rec) != nil || rec.SessionPID != pid || string(rec.ProcStart) != procStart {
-		return false
-	}
-	// The same pid and start token in another namespace is another session.
-	return rec.Padrun == nil || otherNamespace(Owner{PidNamespace: rec.Padrun.PidNamespace, TimeNamespace: rec.Padrun.TimeNamespace}) == ""
+	return safefile.Ours(b, w, func(b []byte) bool {
+		var rec Record
+		if json.Unmarshal(b, &rec) != nil || rec.SessionPID != pid || string(rec.ProcStart) != procStart {
+			return false
+		}
+		// The same pid and start token in another namespace is another session.
+		return rec.Padrun == nil || otherNamespace(Owner{PidNamespace: rec.Padrun.PidNamespace, TimeNamespace: rec.Padrun.TimeNamespace}) == ""
+	})
 }
 
 // Remove deletes pid's record if it is still ours: a child that runs

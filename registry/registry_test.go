@@ -129,7 +129,7 @@ func TestRemove_OnlyWhileOurs(t *testing.T) {
 	r, _ := Open(t.TempDir())
 	ctx := context.Background()
 	self := ident.ReadSelf()
-	rec := &Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken)}
+	rec := &Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: self.StartToken}
 	if err := r.Write(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -138,14 +138,14 @@ func TestRemove_OnlyWhileOurs(t *testing.T) {
 	}
 	// A child's `pad session register` rewrote it: not ours any more.
 	os.WriteFile(r.Path(self.Pid), []byte(`{"session_pid":`+strconv.Itoa(self.Pid)+`,"proc_start":"other","pid":1}`), 0o600)
-	if err := r.Remove(ctx, self.Pid, self.StartToken); err != nil {
+	if err := r.Remove(ctx, self.Pid, string(self.StartToken)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(r.Path(self.Pid)); err != nil {
 		t.Fatal("a record that is no longer ours was removed")
 	}
 	r.Write(ctx, rec)
-	r.Remove(ctx, self.Pid, self.StartToken)
+	r.Remove(ctx, self.Pid, string(self.StartToken))
 	if _, err := os.Stat(r.Path(self.Pid)); !os.IsNotExist(err) {
 		t.Fatal("our record was kept")
 	}
@@ -157,7 +157,7 @@ func TestRemove_OursByBytesOrFields(t *testing.T) {
 	r, _ := Open(t.TempDir())
 	ctx := context.Background()
 	self := ident.ReadSelf()
-	rec := &Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Padrun: &Padrun{Version: "v"}}
+	rec := &Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: self.StartToken, Padrun: &Padrun{Version: "v"}}
 	for _, reformat := range []bool{false, true} {
 		if err := r.Write(ctx, rec); err != nil {
 			t.Fatal(err)
@@ -170,7 +170,7 @@ func TestRemove_OursByBytesOrFields(t *testing.T) {
 			b, _ := json.Marshal(rec)
 			os.WriteFile(r.Path(self.Pid), b, 0o600)
 		}
-		if err := r.Remove(ctx, self.Pid, self.StartToken); err != nil {
+		if err := r.Remove(ctx, self.Pid, string(self.StartToken)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(r.Path(self.Pid)); !os.IsNotExist(err) {

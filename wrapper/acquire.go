@@ -121,7 +121,7 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 	for _, f := range order {
 		m := s.proto
 		m.Nonce = uuid.NewString()
-		var l *marker.Lock
+		var l *marker.Hold
 		var err error
 		if f == blockOn {
 			l, err = marker.Acquire(ctx, f, m, s.self)

@@ -44,7 +44,7 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 	s := &session{o: Options{Log: zerolog.Nop(), Refusal: refusal}, self: self, reg: reg}
 	s.proto = marker.New(self, "", "", time.Now())
 	s.proto.Harness = "pi"
-	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: ident.Token(self.StartToken), Cwd: dir,
+	s.rec = &registry.Record{SessionPID: self.Pid, Pid: self.Pid, ProcStart: self.StartToken, Cwd: dir,
 		RegisteredAt: time.Now().UTC().Format(time.RFC3339Nano), Padrun: &registry.Padrun{Harness: "pi"}}
 	if err := reg.Write(context.Background(), s.rec); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestControl_ClaimFree_HeldByThisSession(t *testing.T) {
 	if r := ask(t, ctl.path, controlRequest{Op: "release", File: file}); r.Result != "released" {
 		t.Fatalf("release: %+v", r)
 	}
-	if _, err := os.Stat(marker.MarkerPath(file)); !os.IsNotExist(err) {
+	if _, err := os.Stat(marker.Path(file)); !os.IsNotExist(err) {
 		t.Errorf("marker still there after release: %v", err)
 	}
 }
@@ -266,7 +266,7 @@ func TestControl_OtherUID_Rejected(t *testing.T) {
 	if !strings.Contains(string(out), `"result":"error"`) || !strings.Contains(string(out), "uid 65534 may not use") {
 		t.Errorf("another uid was answered: %s", out)
 	}
-	if _, err := os.Stat(marker.MarkerPath(file)); !os.IsNotExist(err) {
+	if _, err := os.Stat(marker.Path(file)); !os.IsNotExist(err) {
 		t.Errorf("a marker was written for another uid's claim: %v", err)
 	}
 }
@@ -306,10 +306,10 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	if code, _ := hook(second); code != 0 {
 		t.Fatalf("second claim: exit %d", code)
 	}
-	if _, err := os.Stat(marker.MarkerPath(first)); !os.IsNotExist(err) {
+	if _, err := os.Stat(marker.Path(first)); !os.IsNotExist(err) {
 		t.Errorf("the transcript claude left is still held: %v", err)
 	}
-	if _, err := os.Stat(marker.MarkerPath(second)); err != nil {
+	if _, err := os.Stat(marker.Path(second)); err != nil {
 		t.Errorf("the new transcript is not held: %v", err)
 	}
 	other := marker.New(s.self, "", uuid.NewString(), time.Now())

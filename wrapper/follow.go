@@ -50,7 +50,7 @@ func (s *session) follow() (stop func()) {
 	stopped := false
 	delay := followDelay
 	s.mu.Lock()
-	if slices.ContainsFunc(s.locks, func(l *marker.Lock) bool { return !l.Inode() }) {
+	if slices.ContainsFunc(s.locks, func(l *marker.Hold) bool { return !l.Inode() }) {
 		delay = 0
 	}
 	s.mu.Unlock()
@@ -123,7 +123,7 @@ func (s *session) recheck() []string {
 }
 
 // followLock follows l's lock file and inodes to where they are now.
-func (s *session) followLock(l *marker.Lock) {
+func (s *session) followLock(l *marker.Hold) {
 	if l.Gone() {
 		s.o.Log.Warn().Str("file", l.File).Msg("the lock file of a held session file was removed (its folder deleted?): this run holds the file again as soon as its folder is there")
 		s.forget(l)
@@ -191,19 +191,19 @@ func (s *session) refuseMove(file string, err error, what string) {
 }
 
 // forget drops l, whose lock file is gone, but keeps following its name.
-func (s *session) forget(l *marker.Lock) {
-	s.locks = slices.DeleteFunc(s.locks, func(k *marker.Lock) bool { return k == l })
+func (s *session) forget(l *marker.Hold) {
+	s.locks = slices.DeleteFunc(s.locks, func(k *marker.Hold) bool { return k == l })
 	if err := l.Release(); err != nil {
 		s.o.Log.Warn().Err(err).Msg("release")
 	}
 	p := s.rec.Padrun
 	p.SessionFiles = slices.DeleteFunc(p.SessionFiles, func(f string) bool { return f == l.File })
-	p.Markers = slices.DeleteFunc(p.Markers, func(f string) bool { return f == marker.MarkerPath(l.File) })
+	p.Markers = slices.DeleteFunc(p.Markers, func(f string) bool { return f == marker.Path(l.File) })
 }
 
 // heldLocked is holds for a caller that holds s.mu.
 func (s *session) heldLocked(file string) bool {
-	return slices.ContainsFunc(s.locks, func(l *marker.Lock) bool { return l.File == file })
+	return slices.ContainsFunc(s.locks, func(l *marker.Hold) bool { return l.File == file })
 }
 
 // renameInRecord names the moved file's new place in the record.
@@ -212,8 +212,8 @@ func (s *session) renameInRecord(old, now string) {
 	if i := slices.Index(p.SessionFiles, old); i >= 0 {
 		p.SessionFiles[i] = now
 	}
-	if i := slices.Index(p.Markers, marker.MarkerPath(old)); i >= 0 {
-		p.Markers[i] = marker.MarkerPath(now)
+	if i := slices.Index(p.Markers, marker.Path(old)); i >= 0 {
+		p.Markers[i] = marker.Path(now)
 	}
 	if err := s.reg.Write(context.Background(), s.rec); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record moved session file")

@@ -102,7 +102,7 @@ func (s *session) take(file, sessionID string) error {
 	}
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
 	s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
-	s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.MarkerPath(file))
+	s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.Path(file))
 	if sessionID != "" {
 		s.rec.SessionID = sessionID
 	}
@@ -114,7 +114,7 @@ func (s *session) take(file, sessionID string) error {
 
 // learnID records the harness's session id of a held file in its marker
 // and, as the session's current one, in the record.
-func (s *session) learnID(l *marker.Lock, id string) {
+func (s *session) learnID(l *marker.Hold, id string) {
 	if id == "" {
 		return
 	}
@@ -179,7 +179,7 @@ func (s *session) learnHeaderLocked(file string) {
 	if s.rec == nil || s.rec.SessionID != "" {
 		return
 	}
-	if i := slices.IndexFunc(s.locks, func(l *marker.Lock) bool { return l.File == file }); i >= 0 {
+	if i := slices.IndexFunc(s.locks, func(l *marker.Hold) bool { return l.File == file }); i >= 0 {
 		s.learnID(s.locks[i], harness.HeaderID(file))
 	}
 }
@@ -187,7 +187,7 @@ func (s *session) learnHeaderLocked(file string) {
 // drop releases a file the harness has left, when this session holds it.
 // The caller holds s.mu.
 func (s *session) drop(file string) error {
-	i := slices.IndexFunc(s.locks, func(l *marker.Lock) bool { return l.File == file })
+	i := slices.IndexFunc(s.locks, func(l *marker.Hold) bool { return l.File == file })
 	if i < 0 || s.rec == nil {
 		return nil
 	}
@@ -199,7 +199,7 @@ func (s *session) drop(file string) error {
 	if j := slices.Index(p.SessionFiles, file); j >= 0 {
 		p.SessionFiles = slices.Delete(p.SessionFiles, j, j+1)
 	}
-	if j := slices.Index(p.Markers, marker.MarkerPath(file)); j >= 0 {
+	if j := slices.Index(p.Markers, marker.Path(file)); j >= 0 {
 		p.Markers = slices.Delete(p.Markers, j, j+1)
 	}
 	if werr := s.reg.Write(context.Background(), s.rec); werr != nil {
@@ -332,7 +332,7 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 
 // warnFS warns, once a run, that l is held where other machines cannot
 // see its flock: they see only its marker and heartbeat.
-func (s *session) warnFS(l *marker.Lock) {
+func (s *session) warnFS(l *marker.Hold) {
 	if s.warnedFS || (!l.NoFlock && l.LocalFlock == "") {
 		return
 	}
@@ -365,7 +365,7 @@ func (s *session) heartbeat(every time.Duration) supervise.Job {
 
 // beat refreshes l's marker. A marker lost to another session is said
 // once, loudly, and no longer touched: two writers may now run.
-func (s *session) beat(l *marker.Lock, now time.Time, lost map[string]bool) {
+func (s *session) beat(l *marker.Hold, now time.Time, lost map[string]bool) {
 	if lost[l.File] {
 		return
 	}
@@ -398,7 +398,7 @@ func openRegistry() (*registry.Registry, error) {
 func markers(files []string) []string {
 	out := make([]string, len(files))
 	for i, f := range files {
-		out[i] = marker.MarkerPath(f)
+		out[i] = marker.Path(f)
 	}
 	return out
 }
@@ -424,7 +424,7 @@ func childEnv(env []string, pid int, agent string, files []string) []string {
 		out = append(out, "PAD_AGENT="+agent)
 	}
 	if len(files) > 0 {
-		out = append(out, "PADRUN_SESSION_FILE="+files[0], "PADRUN_MARKER="+marker.MarkerPath(files[0]))
+		out = append(out, "PADRUN_SESSION_FILE="+files[0], "PADRUN_MARKER="+marker.Path(files[0]))
 	}
 	return out
 }

@@ -130,7 +130,7 @@ type session struct {
 	parent int
 
 	mu    sync.Mutex // guards what claims of new session files change
-	locks []*marker.Lock
+	locks []*marker.Hold
 	rec   *registry.Record
 	cg    *cgroup.Session // the session's cgroup, where padrun could make one
 	child childInfo       // what the markers record of the child
@@ -374,13 +374,13 @@ func (s *session) resolve(r *run) error {
 func (s *session) register(ctx context.Context, r *run) error {
 	s.rec = &registry.Record{
 		SessionPID: s.self.Pid, SessionPIDSource: "self", SessionPIDVerified: true,
-		ProcStart: ident.Token(s.self.StartToken), SessionID: r.plan.SessionID, Agent: r.agent,
+		ProcStart: s.self.StartToken, SessionID: r.plan.SessionID, Agent: r.agent,
 		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
 		Padrun: &registry.Padrun{
 			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
 			SessionFiles: r.files, Markers: markers(r.files),
 			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
-			PidNamespace: s.self.PidNamespace, TimeNamespace: s.self.TimeNamespace,
+			PidNamespace: string(s.self.PidNamespace), TimeNamespace: string(s.self.TimeNamespace),
 		},
 	}
 	err := s.reg.Write(ctx, s.rec)

@@ -396,8 +396,8 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	pid := readyPid(ts, args[0])
 	alive := func() bool {
-		v, _ := ident.Probe(pid, "")
-		return v == ident.Alive
+		f, _ := ident.Probe(pid, "")
+		return f.Verdict == ident.Alive
 	}
 	if neg {
 		if !alive() {

@@ -12,7 +12,7 @@ import (
 
 func TestRefusal_Text(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 12, 1, 0, time.UTC)
-	m := &marker.Marker{Tool: "padrun", Pid: 1234, ChildPid: 1235, Harness: "pi", Agent: "wren", Hostname: "box", CreatedAt: "2026-11-30T08:00:01.000Z"}
+	m := &marker.Marker{Tool: "padrun", ID: ident.ID{Pid: 1234, Hostname: "box"}, ChildPid: 1235, Harness: "pi", Agent: "wren", CreatedAt: "2026-11-30T08:00:01.000Z"}
 	e := &marker.HeldError{File: "/w/s.jsonl", Holder: m, Kind: marker.HeldBusy,
 		Judgement: marker.Judgement{Verdict: ident.Alive, Reason: "pid 1234 start time matches, same boot, same machine"}}
 	queue := []string{"padrun", "--wait", "10m", "--", "pi", "-p", "--session", "/w/s.jsonl", "it's done?"}

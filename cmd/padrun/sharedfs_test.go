@@ -151,7 +151,7 @@ func cmdCrash(ts *testscript.TestScript, neg bool, args []string) {
 	<-v.(*proc).done
 	// A pid namespace's init ends only once all of its processes have.
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if v, _ := ident.Probe(init, ""); v != ident.Alive {
+		if f, _ := ident.Probe(init, ""); f.Verdict != ident.Alive {
 			return
 		}
 		if time.Now().After(deadline) {

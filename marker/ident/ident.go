@@ -2,8 +2,8 @@
 // machine from another, and judges whether a recorded process is still alive.
 //
 // Both the marker and the registry judge holders with it, so the rules of
-// the verdict ladder that concern a single process (rungs 5 to 7 of the
-// contract) live here once.
+// the verdict ladder that concern a single process (rungs 5 to 7 of
+// docs/spec.md §5: kill(pid, 0), the start token, no token) live here once.
 package ident
 
 import (
@@ -38,30 +38,40 @@ func (v Verdict) String() string {
 	return "unknown"
 }
 
-// Self holds the tokens of this process and machine. A token that could not
-// be read is empty (or -1 for UID on systems without one).
+// ID is what tells one process from another across pid reuse, boots,
+// machines and namespaces: the identity that markers, break files and the
+// verdict ladder record and compare. A token that could not be read is
+// empty. Its JSON is the marker's (docs/spec.md §5).
+type ID struct {
+	Pid        int    `json:"pid"`
+	StartToken Token  `json:"startToken,omitempty"`
+	BootID     string `json:"bootId,omitempty"`
+	MachineID  string `json:"machineId,omitempty"`
+	Hostname   string `json:"hostname,omitempty"`
+	// PidNamespace and TimeNamespace are the namespaces the pid and the
+	// start token were read in: the kernel shifts start tokens by a time
+	// namespace's boottime offset.
+	PidNamespace  Token `json:"pidNamespace,omitempty"`
+	TimeNamespace Token `json:"timeNamespace,omitempty"`
+}
+
+// Self is the identity of this process, and its user (-1 on systems
+// without one).
 type Self struct {
-	Pid          int
-	StartToken   string
-	BootID       string
-	MachineID    string
-	Hostname     string
-	PidNamespace string
-	UID          int
-	// TimeNamespace is the time namespace the start tokens were read in:
-	// the kernel shifts them by its boottime offset.
-	TimeNamespace string
+	ID
+	UID int
 }
 
 // ReadSelf reads every token of this process once.
 func ReadSelf() Self {
-	s := Self{Pid: os.Getpid(), UID: os.Getuid()}
-	s.StartToken, _ = StartToken(s.Pid) // Best effort: a missing token is left out.
+	s := Self{ID: ID{Pid: os.Getpid()}, UID: os.Getuid()}
+	token, _ := StartToken(s.Pid) // Best effort: a missing token is left out.
+	s.StartToken = Token(token)
 	s.BootID = bootID()
 	s.MachineID = machineID()
 	s.Hostname, _ = os.Hostname() // Best effort: recorded for people only.
-	s.PidNamespace = pidNamespace()
-	s.TimeNamespace = timeNamespace()
+	s.PidNamespace = Token(pidNamespace())
+	s.TimeNamespace = Token(timeNamespace())
 	return s
 }
 
@@ -84,50 +94,67 @@ func OtherNamespace(pidNS, timeNS, selfPidNS, selfTimeNS string) string {
 	return ""
 }
 
-// Probe judges whether pid is still the process that was recorded with the
-// start token (empty when none was recorded) on this machine, in this pid
-// namespace. The reason says why, for people.
-func Probe(pid int, token string) (Verdict, string) {
-	v, why, _ := Check(pid, token)
-	return v, why
+// Fact is what Probe saw of a pid: what decided its verdict.
+type Fact int
+
+const (
+	NoPid           Fact = iota // no pid recorded: unknown
+	Gone                        // kill(pid, 0): no such process: dead
+	Unchecked                   // kill(pid, 0) failed otherwise: unknown
+	StartUnreadable             // it exists but its start token cannot be read: unknown
+	Unverified                  // it exists and no token was recorded: alive
+	Thread                      // a thread id, not a process: dead
+	Zombie                      // dead
+	Reused                      // its start token differs from the one recorded: dead
+	Matches                     // its start token is the one recorded: alive
+)
+
+// Finding is Probe's answer: the verdict, the fact behind it, and the start
+// token read (for Reused).
+type Finding struct {
+	Verdict Verdict
+	Fact    Fact
+	Start   string
 }
 
-// Check is Probe, and also returns the error of this process's own that left
-// the verdict unknown (out of descriptors or memory, see exhausted): such a
-// verdict says nothing of the holder, and the caller reports the error.
-func Check(pid int, token string) (Verdict, string, error) {
+// Probe judges whether pid is still the process that was recorded with the
+// start token (empty when none was recorded) on this machine, in this pid
+// namespace: rungs 5 to 7 of the ladder. err is this process's own failure
+// that left the verdict unknown (out of descriptors or memory, see
+// exhausted): such a verdict says nothing of the holder, and a caller that
+// decides reports the error.
+func Probe(pid int, token string) (Finding, error) {
 	if pid <= 0 {
-		return Unknown, "no pid recorded", nil
+		return Finding{Unknown, NoPid, ""}, nil
 	}
-	p := strconv.Itoa(pid)
 	switch exists(pid) {
 	case Dead:
-		return Dead, "pid " + p + " is gone", nil
+		return Finding{Dead, Gone, ""}, nil
 	case Unknown:
-		return Unknown, "pid " + p + " cannot be checked", nil
+		return Finding{Unknown, Unchecked, ""}, nil
 	}
 	st, err := readProc(pid)
 	switch {
 	case err != nil && exhausted(err):
-		return Unknown, "pid " + p + " exists but its start time cannot be read", fmt.Errorf("ident: read the state of pid %d: %w", pid, err)
+		return Finding{Unknown, StartUnreadable, ""}, fmt.Errorf("ident: read the state of pid %d: %w", pid, err)
 	case err != nil && token == "":
-		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
+		return Finding{Alive, Unverified, ""}, nil
 	case err != nil:
-		return Unknown, "pid " + p + " exists but its start time cannot be read", nil
+		return Finding{Unknown, StartUnreadable, ""}, nil
 	}
 	switch {
 	case !st.process:
-		return Dead, "pid " + p + " is a thread, not a process", nil
+		return Finding{Dead, Thread, ""}, nil
 	case st.zombie:
-		return Dead, "pid " + p + " is a zombie", nil
+		return Finding{Dead, Zombie, ""}, nil
 	case token == "":
-		return Alive, "pid " + p + " exists (unverified: no start time recorded)", nil
+		return Finding{Alive, Unverified, ""}, nil
 	case st.start == "":
-		return Unknown, "pid " + p + " exists but its start time cannot be read", nil
+		return Finding{Unknown, StartUnreadable, ""}, nil
 	case st.start != token:
-		return Dead, "pid " + p + " was reused (start time " + st.start + ", recorded " + token + ")", nil
+		return Finding{Dead, Reused, st.start}, nil
 	}
-	return Alive, "pid " + p + " start time matches", nil
+	return Finding{Alive, Matches, st.start}, nil
 }
 
 // exhausted reports whether err is this process running out of a resource

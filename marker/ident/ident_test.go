@@ -53,7 +53,7 @@ func TestReadSelf_ReadsEveryToken(t *testing.T) {
 	if s.Pid != os.Getpid() || s.StartToken == "" || s.BootID == "" || s.PidNamespace == "" {
 		t.Fatalf("ReadSelf = %+v: missing tokens", s)
 	}
-	if _, err := strconv.ParseUint(s.PidNamespace, 10, 64); err != nil {
+	if _, err := strconv.ParseUint(string(s.PidNamespace), 10, 64); err != nil {
 		t.Fatalf("pid namespace %q is not an inode number", s.PidNamespace)
 	}
 	if _, err := os.Stat("/etc/machine-id"); err == nil && s.MachineID == "" {
@@ -66,8 +66,8 @@ func TestProbe_DeadPid_IsDead(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if v, why := Probe(cmd.Process.Pid, ""); v != Dead {
-		t.Fatalf("reaped pid: %s (%s), want dead", v, why)
+	if f, _ := Probe(cmd.Process.Pid, ""); f.Verdict != Dead || f.Fact != Gone {
+		t.Fatalf("reaped pid: %+v, want dead, gone", f)
 	}
 }
 
@@ -130,7 +130,7 @@ func TestReadSelf_TimeNamespaceIsInodeOfNsTime(t *testing.T) {
 		t.Skipf("no time namespaces on this kernel: %v", err)
 	}
 	want := strconv.FormatUint(fi.Sys().(*syscall.Stat_t).Ino, 10)
-	if got := ReadSelf().TimeNamespace; got != want {
+	if got := string(ReadSelf().TimeNamespace); got != want {
 		t.Fatalf("TimeNamespace = %q, want %q", got, want)
 	}
 }

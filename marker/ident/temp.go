@@ -68,8 +68,8 @@ func TempDead(name string) bool {
 	if err != nil || pid <= 0 {
 		return false
 	}
-	v, _, err := Check(pid, f[1])
-	return err == nil && v == Dead
+	found, err := Probe(pid, f[1])
+	return err == nil && found.Verdict == Dead
 }
 
 func digits(s string) bool {

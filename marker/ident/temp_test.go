@@ -11,7 +11,7 @@ import (
 )
 
 // A temp name is never a marker's or a record's: readers would take a
-// half-written file for one (SPEC §5.4, §6).
+// half-written file for one (docs/spec.md §5 step 4, §6).
 func TestTempName_NeverAMarkerOrRecord(t *testing.T) {
 	record := regexp.MustCompile(`^[0-9]+\.json$`)
 	for range 100 {

@@ -3,7 +3,10 @@
 // FIFOs, or reading more than a bound.
 package safefile
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+)
 
 var (
 	// ErrSymlink: the path is a symlink, which padrun never follows.
@@ -17,3 +20,11 @@ var (
 	// ErrNoLocking: the filesystem does not support flock.
 	ErrNoLocking = errors.New("the filesystem does not support flock")
 )
+
+// Ours tells whether b, the content of a file this process wrote, is still
+// its own: the bytes it last wrote there (written, nil when unknown), or
+// else, where another tool may have rewritten the same content in its own
+// form, what parsed says of b. Readers of markers and records decide so.
+func Ours(b, written []byte, parsed func([]byte) bool) bool {
+	return written != nil && bytes.Equal(b, written) || parsed(b)
+}

@@ -22,11 +22,11 @@ const Prefix = "padrun-"
 // namespace, where the start token was read (shifted by its boottime
 // offset).
 func Tag(self ident.Self) string {
-	tag := strconv.Itoa(self.Pid) + "-" + self.StartToken
+	tag := strconv.Itoa(self.Pid) + "-" + string(self.StartToken)
 	if self.PidNamespace != "" {
-		tag += "-" + self.PidNamespace
+		tag += "-" + string(self.PidNamespace)
 		if self.TimeNamespace != "" {
-			tag += "-" + self.TimeNamespace
+			tag += "-" + string(self.TimeNamespace)
 		}
 	}
 	return tag
@@ -52,13 +52,13 @@ func deadTag(tag string, made time.Time, self ident.Self, now time.Time) bool {
 		return false
 	}
 	switch {
-	case len(f) >= 3 && f[2] != self.PidNamespace, len(f) == 4 && f[3] != self.TimeNamespace:
+	case len(f) >= 3 && f[2] != string(self.PidNamespace), len(f) == 4 && f[3] != string(self.TimeNamespace):
 		return false // another namespace's: its prune judges it
 	case len(f) < 4 && now.Sub(made) < minAge:
 		return false
 	}
-	v, _ := ident.Probe(pid, f[1])
-	return v == ident.Dead
+	p, _ := ident.Probe(pid, f[1])
+	return p.Verdict == ident.Dead
 }
 
 // Pruned is what Prune did.

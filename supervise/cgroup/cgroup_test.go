@@ -26,22 +26,23 @@ func TestDeadTag(t *testing.T) {
 	old, fresh := now.Add(-2*minAge), now
 	pid := strconv.Itoa(self.Pid)
 	reused := pid + "-1" // this pid, another start: a dead padrun's
-	ns := "-" + self.PidNamespace + "-" + self.TimeNamespace
+	pidns, timens, start := string(self.PidNamespace), string(self.TimeNamespace), string(self.StartToken)
+	ns := "-" + pidns + "-" + timens
 	for _, c := range []struct {
 		tag  string
 		made time.Time
 		want bool
 	}{
-		{Tag(self), old, false},                               // alive: this process
-		{reused + ns, fresh, true},                            // dead, these namespaces: at once
-		{reused + "-1", old, false},                           // another pid namespace's
-		{reused + "-" + self.PidNamespace + "-1", old, false}, // another time namespace's: its start read shifted
-		{reused + "-" + self.PidNamespace, fresh, false},      // unnamed time namespace, young
-		{reused + "-" + self.PidNamespace, old, true},         // unnamed time namespace, a minute old
-		{reused, fresh, false},                                // unnamed namespaces, young
-		{reused, old, true},                                   // unnamed namespaces, a minute old
-		{pid + "-" + self.StartToken, old, false},             // unnamed, alive
-		{pid + "-" + self.StartToken + ns, old, false},        // named, alive
+		{Tag(self), old, false},                   // alive: this process
+		{reused + ns, fresh, true},                // dead, these namespaces: at once
+		{reused + "-1", old, false},               // another pid namespace's
+		{reused + "-" + pidns + "-1", old, false}, // another time namespace's: its start read shifted
+		{reused + "-" + pidns, fresh, false},      // unnamed time namespace, young
+		{reused + "-" + pidns, old, true},         // unnamed time namespace, a minute old
+		{reused, fresh, false},                    // unnamed namespaces, young
+		{reused, old, true},                       // unnamed namespaces, a minute old
+		{pid + "-" + start, old, false},           // unnamed, alive
+		{pid + "-" + start + ns, old, false},      // named, alive
 		{"", old, false}, {"x", old, false}, {"0-1", old, false}, {"-5-1", old, false}, {"05-1", old, false},
 		{"+5-1", old, false}, {pid + "-", old, false}, {reused + ns + "-2", old, false},
 	} {

@@ -1,0 +1,191 @@
+//go:build linux
+
+package marker
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// A table per rung of the ladder (docs/spec.md §5, and §14 for
+// namespaces): each row checks the verdict, the rung that decided, the
+// facts it saw and their wording, whole.
+func TestLadder_Rungs(t *testing.T) {
+	now := time.Now()
+	live := Proc{ID: self.ID}
+	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
+	pid := func(h Proc) string { return "pid " + strconv.Itoa(h.Pid) }
+	same := ""
+	if self.BootID != "" {
+		same += ", same boot"
+	}
+	if self.MachineID != "" {
+		same += ", same machine"
+	}
+	type row struct {
+		name   string
+		holder Proc
+		want   ident.Verdict
+		fact   func(Facts) bool // nil: nothing more to check
+		reason func(Proc) string
+	}
+	gone, zombie, thread := reapedPid(t), zombiePid(t), threadID(t)
+	rungs := map[Rung][]row{
+		RungUnreadable: {
+			{"NoPid", with(func(h *Proc) { h.Pid = 0 }), ident.Unknown, nil,
+				func(Proc) string { return "unreadable: no pid recorded" }},
+		},
+		RungOtherMachine: {
+			{"MachineID_NoHeartbeat", with(func(h *Proc) { h.MachineID = "0123456789abcdef" }), ident.Unknown,
+				func(f Facts) bool { return f.Machine == "0123456789abcdef" && f.Interval == 0 },
+				func(h Proc) string {
+					return "another machine (machine id 01234567, host " + orNone(h.Hostname) + "), no heartbeat"
+				}},
+			{"MachineID_FreshHeartbeat", with(func(h *Proc) {
+				h.MachineID, h.Hostname, h.HeartbeatSeconds, h.Heartbeat = "other", "", 30, now.Add(-20*time.Second)
+			}), ident.Unknown, func(f Facts) bool { return f.Interval == 30*time.Second && f.Age == 20*time.Second },
+				func(Proc) string {
+					return "another machine (machine id other, host unknown), heartbeat fresh (20s ago, interval 30s)"
+				}},
+			{"MachineID_SilentHeartbeat", with(func(h *Proc) {
+				h.MachineID, h.Hostname, h.HeartbeatSeconds, h.Heartbeat = "other", "box", 30, now.Add(-91*time.Second)
+			}), ident.Dead, nil,
+				func(Proc) string {
+					return "another machine (machine id other, host box), heartbeat silent for 1m31s (interval 30s)"
+				}},
+			{"HostOnly", with(func(h *Proc) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown,
+				func(f Facts) bool { return f.Machine == "" && f.Host == "elsewhere" },
+				func(Proc) string { return "another machine (host elsewhere), no heartbeat" }},
+		},
+		RungOtherBoot: {
+			{"PreviousBoot", with(func(h *Proc) { h.BootID = "0000-1111-2222" }), ident.Dead,
+				func(f Facts) bool { return f.Boot == "000011112222" },
+				func(h Proc) string {
+					return pid(h) + " ran in a previous boot (boot id 00001111, now " + short(ident.NormalizeID(self.BootID)) + ")"
+				}},
+		},
+		RungOtherNamespace: {
+			{"OtherPidNamespace", with(func(h *Proc) { h.PidNamespace = "1" }), ident.Unknown,
+				func(f Facts) bool { return f.Namespace == "another pid namespace (1)" },
+				func(h Proc) string {
+					return "another pid namespace (1), " + pid(h) + " cannot be checked, no heartbeat"
+				}},
+			// §14: never dead by its pid, though no such pid runs here.
+			{"OtherTimeNamespace_PidGone", with(func(h *Proc) { h.TimeNamespace, h.Pid = "7", gone }), ident.Unknown, nil,
+				func(h Proc) string {
+					return "another time namespace (7), " + pid(h) + " cannot be checked, no heartbeat"
+				}},
+			{"SilentHeartbeat", with(func(h *Proc) {
+				h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
+			}), ident.Dead, nil,
+				func(h Proc) string {
+					return "another pid namespace (1), " + pid(h) + " cannot be checked, heartbeat silent for 1m0s (interval 1s)"
+				}},
+		},
+		RungPid: {
+			{"Gone", with(func(h *Proc) { h.Pid = gone }), ident.Dead,
+				func(f Facts) bool { return f.Found.Fact == ident.Gone },
+				func(h Proc) string { return pid(h) + " is gone" }},
+			{"Gone_NoToken", with(func(h *Proc) { h.Pid, h.StartToken = gone, "" }), ident.Dead, nil,
+				func(h Proc) string { return pid(h) + " is gone" }},
+		},
+		RungStartToken: {
+			{"Matches", live, ident.Alive,
+				func(f Facts) bool { return f.Found.Fact == ident.Matches && f.SameBoot == (self.BootID != "") },
+				func(h Proc) string { return pid(h) + " start time matches" + same }},
+			{"Reused", with(func(h *Proc) { h.StartToken = "1" }), ident.Dead,
+				func(f Facts) bool { return f.Found.Fact == ident.Reused && f.Token == "1" },
+				func(h Proc) string {
+					return pid(h) + " was reused (start time " + string(self.StartToken) + ", recorded 1)"
+				}},
+			{"Zombie", with(func(h *Proc) { h.Pid, h.StartToken = zombie, "1" }), ident.Dead, nil,
+				func(h Proc) string { return pid(h) + " is a zombie" }},
+			{"Thread", with(func(h *Proc) { h.Pid, h.StartToken = thread, "1" }), ident.Dead, nil,
+				func(h Proc) string { return pid(h) + " is a thread, not a process" }},
+		},
+		RungNoToken: {
+			{"Unverified", with(func(h *Proc) { h.StartToken = "" }), ident.Alive,
+				func(f Facts) bool { return f.Found.Fact == ident.Unverified },
+				func(h Proc) string { return pid(h) + " exists (unverified: no start time recorded)" + same }},
+			{"Zombie", with(func(h *Proc) { h.Pid, h.StartToken = zombie, "" }), ident.Dead, nil,
+				func(h Proc) string { return pid(h) + " is a zombie" }},
+		},
+	}
+	for rung := RungUnreadable; rung <= RungNoToken; rung++ {
+		if len(rungs[rung]) == 0 {
+			t.Fatalf("rung %d has no rows", rung)
+		}
+		for _, tt := range rungs[rung] {
+			t.Run("Rung"+strconv.Itoa(int(rung))+"/"+tt.name, func(t *testing.T) {
+				j := verdictOf(tt.holder, self, now)
+				if j.Verdict != tt.want || j.Rung != rung || j.Case != Plain {
+					t.Fatalf("verdictOf = %s (rung %d, case %d), want %s at rung %d", j, j.Rung, j.Case, tt.want, rung)
+				}
+				if tt.fact != nil && !tt.fact(j.Facts) {
+					t.Fatalf("facts %+v", j.Facts)
+				}
+				if want := tt.reason(tt.holder); j.Reason != want || word(j) != want {
+					t.Fatalf("worded %q, want %q", j.Reason, want)
+				}
+			})
+		}
+	}
+}
+
+// The cases beyond the rungs (the takeover's view of a padrun marker, and
+// the refusals no marker decides), worded by the one function.
+func TestWord_Cases(t *testing.T) {
+	alive := verdictOf(Proc{ID: ident.ID{Pid: self.Pid, StartToken: self.StartToken}}, self, time.Now())
+	dead := Judgement{Verdict: ident.Dead, Rung: RungPid, Facts: Facts{Pid: 7, Found: ident.Finding{Verdict: ident.Dead, Fact: ident.Gone}}}
+	with := func(j Judgement, f func(*Judgement)) Judgement { f(&j); return j }
+	child := dead.worded()
+	for _, tc := range []struct {
+		j    Judgement
+		want string
+	}{
+		{with(alive, func(j *Judgement) { j.Case = Released }), "its padrun released the lock but " + alive.Reason + " (still exiting?)"},
+		{with(dead, func(j *Judgement) {
+			j.Verdict, j.Facts.Found.Fact, j.Rung, j.Case = ident.Unknown, ident.Unchecked, RungPid, Released
+		}),
+			"its padrun released the lock but pid 7 cannot be checked"},
+		{with(alive, func(j *Judgement) { j.Case, j.Facts.Padrun = OrphanChild, 41 }), "orphan: padrun pid 41 is gone but its child " + alive.Reason},
+		{with(dead, func(j *Judgement) { j.Case, j.Facts.Of = StaleChild, &child }), "pid 7 is gone; child pid 7 is gone"},
+		{Judgement{Case: Unreadable, Rung: RungUnreadable, Facts: Facts{Err: "not JSON"}}, "unreadable: not JSON"},
+		{Judgement{Case: CgroupUnread, Facts: Facts{Padrun: 41, Err: "EACCES"}}, "orphan: padrun pid 41 and its child are gone but its cgroup cannot be read: EACCES"},
+		{Judgement{Case: CgroupProcs, Facts: Facts{Padrun: 41, Procs: "pid 9 (sleep)", Count: 1, Cgroup: "/sys/fs/cgroup/padrun-1"}},
+			"orphan: padrun pid 41 and its child are gone but pid 9 (sleep) of its session still runs (cgroup /sys/fs/cgroup/padrun-1)"},
+		{Judgement{Case: GroupUnlisted, Facts: Facts{Padrun: 41, Err: "EMFILE"}}, "orphan: padrun pid 41 and its child are gone but its processes cannot be listed: EMFILE"},
+		{Judgement{Case: GroupProcs, Facts: Facts{Padrun: 41, Procs: "pid 9, pid 10", Count: 2, Pgid: 9}},
+			"orphan: padrun pid 41 and its child are gone but pid 9, pid 10 of its session still run (its child's process group 9)"},
+		{Judgement{Case: GroupProcs, Facts: Facts{Padrun: 41, Procs: "pid 9", Count: 1, Sid: 8}},
+			"orphan: padrun pid 41 and its child are gone but pid 9 of its session still runs (its child's session 8)"},
+		{Judgement{Case: LockBusy, Facts: Facts{Name: "s.jsonl.live.lock"}}, "its lock s.jsonl.live.lock is held by a live process"},
+		{Judgement{Case: LockBusy, Facts: Facts{Name: "s.jsonl.live.lock", Of: &alive}}, alive.Reason + ", and its lock s.jsonl.live.lock is held by a live process"},
+		{Judgement{Case: LockOrphan, Facts: Facts{Name: "s.jsonl.live.lock", Padrun: 41, Procs: "pid 9 (codex)", Count: 1}},
+			"orphan: padrun pid 41 is gone but pid 9 (codex) of its session still runs and holds its lock s.jsonl.live.lock"},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/s.jsonl"}}, "the session file itself is locked by padrun pid 41, which holds it as /w/s.jsonl"},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 9, At: "/w/t.jsonl", Named: HardLink}},
+			"the session file itself is locked by padrun pid 41, which holds it as /w/t.jsonl (another name of it: a hard link); pid 9 of its session holds the lock"},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/u.jsonl", Named: Moved}},
+			"the session file itself is locked by padrun pid 41, which holds it as /w/u.jsonl (renamed or moved while held)"},
+		{Judgement{Case: InodeHeld, Facts: Facts{LockPid: 9, Command: "vim"}}, "the session file itself is locked by pid 9 (vim)"},
+		{Judgement{Case: InodeHeld}, "the session file itself is locked by another process"},
+		{Judgement{Case: OthersLock, Facts: Facts{Name: "s.jsonl.live.lock", User: "user bob (uid 1001)"}},
+			"its lock s.jsonl.live.lock belongs to user bob (uid 1001), which this user cannot open or judge"},
+		{Judgement{Case: OthersLockHeld, Facts: Facts{Name: "s.jsonl.live.lock", UserName: "bob", LockPid: 9}}, "user bob's pid 9 holds its lock s.jsonl.live.lock"},
+		{Judgement{Case: OthersMarker, Facts: Facts{Name: "s.jsonl.live.json", User: "user bob (uid 1001)"}},
+			"its marker s.jsonl.live.json belongs to user bob (uid 1001), which this user cannot read"},
+		{Judgement{Case: BreakBusy, Facts: Facts{Name: "s.jsonl.live.break"}},
+			"no flock reaches the other holders here, and another process is taking the file over (s.jsonl.live.break)"},
+		{Judgement{Case: BreakBusy, Facts: Facts{Name: "s.jsonl.live.break", Of: &alive}},
+			"no flock reaches the other holders here, and another process is taking the file over (s.jsonl.live.break): " + alive.Reason},
+		{Judgement{Case: MarkerAppeared}, "a marker appeared meanwhile"},
+	} {
+		if got := word(tc.j); got != tc.want {
+			t.Errorf("word = %q\n want %q", got, tc.want)
+		}
+	}
+}
