@@ -1,4 +1,4 @@
-//go:build linux
+//go:build unix
 
 package supervise
 
@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -184,21 +183,6 @@ func asExec(err error, e **ExecError) bool {
 	var ok bool
 	*e, ok = err.(*ExecError)
 	return ok
-}
-
-func TestDescendants_FindsAChild(t *testing.T) {
-	s, readyFile := helper(t, "hang")
-	cmd := exec.Command(s.Path, s.Args[1:]...)
-	cmd.Env = s.Env
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	waitReady(t, readyFile)
-	if got := descendants(os.Getpid()); !slices.Contains(got, cmd.Process.Pid) {
-		t.Fatalf("descendants = %v, want %d among them", got, cmd.Process.Pid)
-	}
 }
 
 func TestIsTerminal_TerminalYesPipeNo(t *testing.T) {
