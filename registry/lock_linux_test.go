@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/marker/safefile"
+	"github.com/padrun/padrun/supervise/childtest"
 )
 
 // TestLock_BoundedWait_NamesHolder: a stuck holder of the folder's lock
@@ -19,8 +19,8 @@ import (
 // command; the waiter is told once who holds it.
 func TestLock_BoundedWait_NamesHolder(t *testing.T) {
 	dir := padDir(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+dir, helperEnv+"_HOLD=1")
+	cmd := childtest.Command("hold-lock")
+	cmd.Env = append(cmd.Env, "REGISTRY_DIR="+dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,4 +71,17 @@ func contextWithCause(t *testing.T) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	t.Cleanup(func() { cancel(nil) })
 	return ctx, cancel
+}
+
+func init() { helpers["hold-lock"] = holdLock }
+
+// holdLock, a helper, takes the lock of the folder $REGISTRY_DIR, says so
+// in its file ready, and holds it until killed.
+func holdLock() {
+	dir := os.Getenv("REGISTRY_DIR")
+	r := &Registry{Dir: dir}
+	r.locked(context.Background(), LockWait, func() error {
+		os.WriteFile(filepath.Join(dir, "ready"), []byte("ready"), 0o600)
+		select {}
+	})
 }
