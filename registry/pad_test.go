@@ -1,12 +1,10 @@
-//go:build linux
+//go:build unix
 
 package registry
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -22,7 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/marker/safefile"
 )
 
 // The tests below craft records as pad v2 (internal/cli/session_registry.go)
@@ -648,64 +645,6 @@ func TestPrune_ReChecksBeforeDeleting(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal("the re-registered record was removed")
 	}
-}
-
-// TestLock_BoundedWait_NamesHolder: a stuck holder of the folder's lock
-// makes a mutation give up after the bound, naming the holder's pid and
-// command; the waiter is told once who holds it.
-func TestLock_BoundedWait_NamesHolder(t *testing.T) {
-	dir := padDir(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+dir, helperEnv+"_HOLD=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the holder did not take the lock")
-		}
-	}
-	var told []string
-	r := &Registry{Dir: dir, OnWait: func(h string) { told = append(told, h) }}
-	path := filepath.Join(dir, ".lock")
-	h, err := openLockFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeLockFile(h)
-	err = r.waitLock(t.Context(), h, path, 200*time.Millisecond)
-	var le *LockError
-	if !errors.As(err, &le) {
-		t.Fatalf("wait = %v, want a LockError", err)
-	}
-	want := "pid " + strconv.Itoa(cmd.Process.Pid) + " (registry.test)"
-	if le.Holder != want || !strings.Contains(err.Error(), want) {
-		t.Fatalf("holder %q (%v), want %q", le.Holder, err, want)
-	}
-	if len(told) != 1 || told[0] != want {
-		t.Fatalf("told %q, want once %q", told, want)
-	}
-
-	// A context that ends (a signal, in the run) ends the wait at once.
-	cause := errors.New("SIGTERM")
-	ctx, cancel := contextWithCause(t)
-	r.OnWait = func(string) { cancel(cause) }
-	if err := r.waitLock(ctx, h, path, time.Hour); !errors.Is(err, cause) {
-		t.Fatalf("wait with an ended context = %v, want %v", err, cause)
-	}
-}
-
-func openLockFile(path string) (safefile.Handle, error) { return safefile.OpenLock(path) }
-func closeLockFile(h safefile.Handle)                   { safefile.Close(h) }
-
-func contextWithCause(t *testing.T) (context.Context, context.CancelCauseFunc) {
-	ctx, cancel := context.WithCancelCause(t.Context())
-	t.Cleanup(func() { cancel(nil) })
-	return ctx, cancel
 }
 
 // TestRead_BoundedAtMaxSize: a file of exactly 64 KiB is read; one byte

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build unix
 
 package registry
 
@@ -15,20 +15,21 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/supervise/childtest"
 )
 
-const helperEnv = "REGISTRY_TEST_HELPER"
+func TestMain(m *testing.M) { childtest.Main(m, helpers) }
 
-// TestHelperProcess is not a test: it is the child that the concurrency and
-// lock tests start, as in os/exec's own tests.
-func TestHelperProcess(t *testing.T) {
-	dir := os.Getenv(helperEnv)
-	if dir == "" {
-		return
-	}
-	if os.Getenv(helperEnv+"_HOLD") != "" {
-		holdLock(dir)
-	}
+// helpers are the children the concurrency and lock tests start, each by
+// its name; the folder is $REGISTRY_DIR.
+var helpers = map[string]func(){
+	"write-records": writeRecords,
+}
+
+// writeRecords, a helper, takes the folder's lock 200 times, logging its
+// entry and exit, and writes a record after each.
+func writeRecords() {
+	dir := os.Getenv("REGISTRY_DIR")
 	r := &Registry{Dir: dir}
 	log := filepath.Join(dir, "log")
 	me := strconv.Itoa(os.Getpid())
@@ -51,17 +52,6 @@ func TestHelperProcess(t *testing.T) {
 			os.Exit(1)
 		}
 	}
-	os.Exit(0)
-}
-
-// holdLock takes the folder's lock, says so in <dir>/ready, and holds it
-// until killed.
-func holdLock(dir string) {
-	r := &Registry{Dir: dir}
-	r.locked(context.Background(), LockWait, func() error {
-		os.WriteFile(filepath.Join(dir, "ready"), []byte("ready"), 0o600)
-		select {}
-	})
 }
 
 func appendLine(path, line string) {
@@ -80,8 +70,8 @@ func TestWrite_UnderFolderLock_TwoProcesses(t *testing.T) {
 	}
 	var cmds []*exec.Cmd
 	for i := 0; i < 2; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-		cmd.Env = append(os.Environ(), helperEnv+"="+r.Dir)
+		cmd := childtest.Command("write-records")
+		cmd.Env = append(cmd.Env, "REGISTRY_DIR="+r.Dir)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build unix
 
 package supervise
 
@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +27,7 @@ func TestSupervise_RunsJobsOnItsOwnGoroutine(t *testing.T) {
 	sigs := make(chan os.Signal, 1)
 	before := runtime.NumGoroutine()
 	once, beats, during, tries := 0, 0, 0, 0
+	sent := false
 	st := c.Supervise(sigs, time.Minute, time.Minute, // the timeout only ends a broken run
 		Job{Run: func(time.Time) time.Duration { once++; return 0 }},
 		Job{Run: func(time.Time) time.Duration { // busy twice, then done
@@ -39,7 +39,8 @@ func TestSupervise_RunsJobsOnItsOwnGoroutine(t *testing.T) {
 		Job{After: time.Millisecond, Every: time.Millisecond, Run: func(time.Time) time.Duration {
 			beats++
 			during = max(during, runtime.NumGoroutine())
-			if beats == 3 {
+			if beats >= 3 && tries == 3 && !sent { // the retries done, however slow the machine
+				sent = true
 				sigs <- syscall.SIGTERM
 			}
 			return 0
@@ -97,45 +98,4 @@ func TestEndRest_RunsTheJobsWhileItWaits(t *testing.T) {
 	if c.jobs.C() != nil {
 		t.Fatal("the jobs still run after EndRest")
 	}
-}
-
-// A child stopped on its own terminal is not taken for ended: its stop is
-// consumed and Supervise goes on until it exits.
-func TestSupervise_PtyStopIsNotAnEnd(t *testing.T) {
-	s, readyFile := helper(t, "trap-term")
-	s.Pty = true
-	c, err := Start(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	waitReady(t, readyFile)
-	sigs := make(chan os.Signal, 3)
-	sigs <- syscall.SIGSTOP
-	stopped := false
-	st := c.Supervise(sigs, time.Minute, 0, Job{Every: time.Millisecond, Run: func(time.Time) time.Duration {
-		if !stopped && procState(c.Pid) == "T" {
-			stopped = true
-			sigs <- syscall.SIGCONT
-			sigs <- syscall.SIGTERM
-		}
-		return 0
-	}})
-	if !stopped || st.Code != 0 || st.Signal != 0 {
-		t.Fatalf("stopped %v, status %+v; want a stop, then exit 0 on TERM", stopped, st)
-	}
-}
-
-func procState(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ')' && i+2 < len(s) {
-			return s[i+2 : i+3]
-		}
-	}
-	return ""
 }

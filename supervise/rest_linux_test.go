@@ -10,7 +10,33 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/supervise/cgroup"
+	"github.com/padrun/padrun/supervise/childtest"
 )
+
+func init() {
+	helpers["leave"] = func() { leaveGrandchild("hang") }
+	helpers["leave-ignoring-term"] = func() { leaveGrandchild("ignore-term") }
+}
+
+// leaveGrandchild, a helper, starts helper mode as a grandchild in a
+// session of its own, writes its pid to $GRANDCHILD once it is ready, and
+// exits.
+func leaveGrandchild(mode string) {
+	gready := os.Getenv("READY") + ".grandchild"
+	cmd := childtest.Command(mode)
+	cmd.Env = append(cmd.Env, "READY="+gready)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		os.Exit(2)
+	}
+	for {
+		if _, err := os.Stat(gready); err == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+}
 
 // leave starts a helper that leaves a grandchild in a session of its own
 // and exits; it returns the child, reaped, and the grandchild's pid.

@@ -1,69 +1,46 @@
-//go:build linux
+//go:build unix
 
 package supervise
 
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
-)
 
-const helperEnv = "SUPERVISE_TEST_HELPER"
+	"github.com/padrun/padrun/supervise/childtest"
+)
 
 // grace is the grace period of the tests: short, as their children either
 // handle TERM at once or ignore it.
 const grace = 100 * time.Millisecond
 
-// TestHelperProcess is not a test: it is the child the other tests start,
-// as in os/exec's own tests. Its behaviour comes from the environment.
-func TestHelperProcess(t *testing.T) {
-	switch os.Getenv(helperEnv) {
-	case "":
-		return
-	case "exit7":
-		os.Exit(7)
-	case "ignore-term":
+func TestMain(m *testing.M) { childtest.Main(m, helpers) }
+
+// helpers are the children the tests start (helper), each by its name.
+var helpers = map[string]func(){
+	"exit7": func() { os.Exit(7) },
+	"ignore-term": func() {
 		signal.Ignore(syscall.SIGTERM)
 		ready()
 		time.Sleep(time.Hour) // hang until a signal ends it
-	case "trap-term":
+	},
+	"trap-term": func() {
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, syscall.SIGTERM)
 		ready()
 		<-c
-		os.Exit(0)
-	case "hang":
+	},
+	"hang": func() {
 		ready()
 		time.Sleep(time.Hour) // hang until a signal ends it
-	case "leave", "leave-ignoring-term":
-		// Leaves a grandchild of its own session behind, then exits.
-		mode := map[string]string{"leave": "hang", "leave-ignoring-term": "ignore-term"}[os.Getenv(helperEnv)]
-		gready := os.Getenv("READY") + ".grandchild"
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-		cmd.Env = append(os.Environ(), helperEnv+"="+mode, "READY="+gready)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			os.Exit(2)
-		}
-		for {
-			if _, err := os.Stat(gready); err == nil {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
-		os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
-		os.Exit(0)
-	}
+	},
 }
 
 func ready() {
@@ -75,8 +52,8 @@ func helper(t *testing.T, mode string) (Spec, string) {
 	readyFile := filepath.Join(t.TempDir(), "ready")
 	return Spec{
 		Path: os.Args[0],
-		Args: []string{os.Args[0], "-test.run=^TestHelperProcess$"},
-		Env:  append(os.Environ(), helperEnv+"="+mode, "READY="+readyFile),
+		Args: []string{os.Args[0]},
+		Env:  append(os.Environ(), childtest.Env(mode), "READY="+readyFile),
 	}, readyFile
 }
 
@@ -204,21 +181,6 @@ func asExec(err error, e **ExecError) bool {
 	var ok bool
 	*e, ok = err.(*ExecError)
 	return ok
-}
-
-func TestDescendants_FindsAChild(t *testing.T) {
-	s, readyFile := helper(t, "hang")
-	cmd := exec.Command(s.Path, s.Args[1:]...)
-	cmd.Env = s.Env
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	waitReady(t, readyFile)
-	if got := descendants(os.Getpid()); !slices.Contains(got, cmd.Process.Pid) {
-		t.Fatalf("descendants = %v, want %d among them", got, cmd.Process.Pid)
-	}
 }
 
 func TestIsTerminal_TerminalYesPipeNo(t *testing.T) {

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin || freebsd
 
 package wrapper
 
@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/supervise/childtest"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -236,9 +238,7 @@ func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
 // TestControl_OtherUID_Rejected connects as another user (root, setpriv):
 // the socket answers with an error and claims nothing.
 func TestControl_OtherUID_Rejected(t *testing.T) {
-	if os.Getenv("PADRUN_CONTROL_CLIENT") != "" {
-		return // the helper below runs as the other user
-	}
+	helperEnv := childtest.Env("control-client")
 	setpriv, err := exec.LookPath("setpriv")
 	if os.Getuid() != 0 || err != nil {
 		if os.Getenv("CI") != "" {
@@ -257,8 +257,8 @@ func TestControl_OtherUID_Rejected(t *testing.T) {
 	_, ctl := testSession(t, dir)
 	os.Chmod(ctl.path, 0o666)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", os.Args[0], "-test.run=^TestControlClient$")
-	cmd.Env = append(os.Environ(), "PADRUN_CONTROL_CLIENT="+ctl.path, "PADRUN_CONTROL_FILE="+file)
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv, "PADRUN_CONTROL_CLIENT="+ctl.path, "PADRUN_CONTROL_FILE="+file)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
@@ -271,15 +271,18 @@ func TestControl_OtherUID_Rejected(t *testing.T) {
 	}
 }
 
-// TestControlClient is the helper of TestControl_OtherUID_Rejected.
-func TestControlClient(t *testing.T) {
-	path := os.Getenv("PADRUN_CONTROL_CLIENT")
-	if path == "" {
-		t.Skip("a helper of TestControl_OtherUID_Rejected")
-	}
-	conn, err := net.Dial("unix", path)
+func TestMain(m *testing.M) {
+	childtest.Main(m, map[string]func(){"control-client": controlClient})
+}
+
+// controlClient, the helper of TestControl_OtherUID_Rejected, claims
+// $PADRUN_CONTROL_FILE through the socket $PADRUN_CONTROL_CLIENT and
+// prints the reply.
+func controlClient() {
+	conn, err := net.Dial("unix", os.Getenv("PADRUN_CONTROL_CLIENT"))
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	defer conn.Close()
 	json.NewEncoder(conn).Encode(controlRequest{Op: "claim", File: os.Getenv("PADRUN_CONTROL_FILE")})

@@ -17,6 +17,9 @@ import (
 var envReaders = map[string]bool{
 	"wrapper/env.go":       true,
 	"registry/registry.go": true,
+	// Test helpers, built only into test binaries: a helper child reads
+	// what its test set for it.
+	"supervise/childtest/childtest.go": true,
 }
 
 // The environment is read at the edge and passed down: a package that

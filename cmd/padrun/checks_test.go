@@ -330,27 +330,6 @@ func cmdRecords(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// waitnewer FILE waits (at most 10s) until FILE's mtime moves past what it
-// is now, without the file being replaced: a touch, not a rewrite.
-func cmdWaitnewer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitnewer FILE")
-	}
-	var first unix.Stat_t
-	ts.Check(unix.Stat(ts.MkAbs(args[0]), &first))
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var st unix.Stat_t
-		ts.Check(unix.Stat(ts.MkAbs(args[0]), &st))
-		if st.Ino != first.Ino {
-			ts.Fatalf("%s was replaced, not touched", args[0])
-		}
-		if st.Mtim != first.Mtim {
-			return
-		}
-	}
-	ts.Fatalf("the mtime of %s did not move within 10s", args[0])
-}
-
 // dashedID writes a 32-digit id as a UUID, with dashes.
 func dashedID(id string) string {
 	if len(id) != 32 {

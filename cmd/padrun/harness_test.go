@@ -185,16 +185,6 @@ func driveRPC(in io.WriteCloser, out io.Reader, sink io.Writer, prompt string, d
 	}
 }
 
-// waitpane SOCKET TARGET PATTERN polls a tmux pane until its text matches.
-func cmdWaitpane(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 3 {
-		ts.Fatalf("usage: waitpane SOCKET TARGET PATTERN")
-	}
-	if text, ok := watchPane(ts, args[0], args[1], args[2], !neg, time.Minute); !ok {
-		ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[2], text)
-	}
-}
-
 // watchPane polls a tmux pane for at most within until whether it matches
 // pattern is want; it returns the pane's last text and whether it came.
 func watchPane(ts *testscript.TestScript, sock, target, pattern string, want bool, within time.Duration) ([]byte, bool) {
@@ -227,19 +217,6 @@ func cmdKeysuntil(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[3], text)
-}
-
-// waitgone FILE polls until FILE no longer exists, for at most a minute.
-func cmdWaitgone(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitgone FILE")
-	}
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Lstat(ts.MkAbs(args[0])); os.IsNotExist(err) {
-			return
-		}
-	}
-	ts.Fatalf("%s is still there after a minute", args[0])
 }
 
 // forks FILE N checks that a pi session file's tree has N forks: entries

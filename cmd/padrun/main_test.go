@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +22,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker/etcdhold/tunnel"
-	"github.com/padrun/padrun/marker/ident"
 )
 
 var (
@@ -81,45 +79,7 @@ func params(dir string) testscript.Params {
 			})
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"start":        cmdStart,
-			"await":        cmdAwait,
-			"run":          cmdRun,
-			"waitfile":     cmdWaitfile,
-			"signal":       cmdSignal,
-			"gone":         cmdGone,
-			"checkmarker":  cmdCheckMarker,
-			"checkrecord":  cmdCheckRecord,
-			"writemarker":  cmdWriteMarker,
-			"contend":      cmdContend,
-			"mkrandom":     cmdMkrandom,
-			"mode":         cmdMode,
-			"waitgrep":     cmdWaitgrep,
-			"ispid":        cmdIsPid,
-			"records":      cmdRecords,
-			"fakemodel":    cmdFakeModel,
-			"waitpane":     cmdWaitpane,
-			"keysuntil":    cmdKeysuntil,
-			"waitgone":     cmdWaitgone,
-			"forks":        cmdForks,
-			"normcmp":      cmdNormcmp,
-			"newest":       cmdNewest,
-			"headerid":     cmdHeaderID,
-			"jsonget":      cmdJSONGet,
-			"procstate":    cmdProcstate,
-			"delivered":    cmdDelivered,
-			"waitnewer":    cmdWaitnewer,
-			"sigproc":      cmdSigproc,
-			"installbin":   cmdInstallbin,
-			"padrecord":    cmdPadRecord,
-			"lsrow":        cmdLsRow,
-			"lsrows":       cmdLsRows,
-			"rpcstate":     cmdRPCState,
-			"markerpid":    cmdMarkerPid,
-			"pidvar":       cmdPidvar,
-			"nointerleave": cmdNointerleave,
-			"misclaim":     cmdMisclaim,
-		},
+		Cmds: scriptCmds(),
 	}
 }
 
@@ -303,20 +263,6 @@ func lookPathIn(name, path string) (string, error) {
 	return "", fmt.Errorf("%s not found in PATH", name)
 }
 
-// await NAME STATUS waits (at most a minute) for a started process and
-// checks how it ended: an exit status, or sig:NAME for death by a signal.
-// Its stdout and stderr become the script's.
-func cmdAwait(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: await NAME STATUS")
-	}
-	v, ok := procs.LoadAndDelete(ts.Getenv("WORK") + "\x00" + args[0])
-	if !ok {
-		ts.Fatalf("await: %s was not started", args[0])
-	}
-	awaitProc(ts, v.(*proc), args[1])
-}
-
 func awaitProc(ts *testscript.TestScript, p *proc, want string) {
 	select {
 	case <-p.done:
@@ -349,20 +295,6 @@ func cmdRun(ts *testscript.TestScript, neg bool, args []string) {
 	awaitProc(ts, startProc(ts, args[1:]), args[0])
 }
 
-// waitfile FILE polls for FILE to exist, for at most 30 seconds.
-func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: waitfile FILE")
-	}
-	path := ts.MkAbs(args[0])
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-	}
-	ts.Fatalf("%s did not appear within 30s", args[0])
-}
-
 // readyPid reads KEY=PID from a ready file: FILE:KEY.
 func readyPid(ts *testscript.TestScript, spec string) int {
 	file, key, ok := strings.Cut(spec, ":")
@@ -386,33 +318,6 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: signal SIG FILE:KEY")
 	}
 	ts.Check(unix.Kill(readyPid(ts, args[1]), sigByName(args[0])))
-}
-
-// [!] gone FILE:KEY checks that the recorded pid is gone within five seconds
-// (or, negated, still alive).
-func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: gone FILE:KEY")
-	}
-	pid := readyPid(ts, args[0])
-	alive := func() bool {
-		f, _ := ident.Probe(pid, "")
-		return f.Verdict == ident.Alive
-	}
-	if neg {
-		if !alive() {
-			ts.Fatalf("pid %d is gone", pid)
-		}
-		return
-	}
-	// Five seconds: far more than a loaded machine needs, and half the
-	// default --grace, so a run that waits out the grace still fails.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if !alive() {
-			return
-		}
-	}
-	ts.Fatalf("pid %d is still alive after five seconds", pid)
 }
 
 // mode FILE PERM checks a file's permission bits.
@@ -443,19 +348,4 @@ func readJSON(ts *testscript.TestScript, path string) map[string]any {
 	var m map[string]any
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(path)), &m))
 	return m
-}
-
-// waitgrep FILE PATTERN polls FILE until a line matches PATTERN, for at most 30 seconds.
-func cmdWaitgrep(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: waitgrep FILE PATTERN")
-	}
-	re, err := regexp.Compile("(?m)" + args[1])
-	ts.Check(err)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
-			return
-		}
-	}
-	ts.Fatalf("no line of %s matched %s within 30s", args[0], args[1])
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,11 +39,7 @@ func TestSharedFolders(t *testing.T) {
 	}
 	requireTool(t, "bindfs", "unshare", "nsenter", "setpriv", "flock")
 	p := params("testdata/sharedfs")
-	p.Cmds["machine"] = cmdMachine
-	p.Cmds["crash"] = cmdCrash
-	p.Cmds["lease"] = cmdLease
-	p.Cmds["racers"] = cmdRacers
-	p.Cmds["in"] = cmdIn
+	maps.Copy(p.Cmds, sharedFolderCmds)
 	setup := p.Setup
 	p.Setup = func(env *testscript.Env) error {
 		env.Setenv("RACERS", strconv.Itoa(*racersN))

@@ -1,0 +1,231 @@
+//go:build linux
+
+package main
+
+import (
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// scriptCmd is a command that scripts add to testscript's own.
+type scriptCmd = func(*testscript.TestScript, bool, []string)
+
+// scriptCmds are the commands of every script, one line each: its usage and
+// what it does. The code of each is beside what it tests; its doc comment
+// says more.
+func scriptCmds() map[string]scriptCmd {
+	return map[string]scriptCmd{
+		// waitfor FORM ARG...: wait, with a deadline, for a process, a file, a line or a pane (below).
+		"waitfor": cmdWaitfor,
+		// start NAME [-stdin=F] [-stdout=F] [-stderr=F] [-rpc=PROMPT] [VAR=v...] PROG [ARG...]: PROG in the background.
+		"start": cmdStart,
+		// run STATUS [-stdin=F] [-stdout=F] [VAR=v...] PROG [ARG...]: PROG in the foreground, ending with STATUS.
+		"run": cmdRun,
+		// signal SIG FILE:KEY: send SIG to the pid KEY of a ready file.
+		"signal": cmdSignal,
+		// sigproc SIG NAME: send SIG to a process started with start.
+		"sigproc": cmdSigproc,
+		// checkmarker MARKER READY: every identity field of a live padrun's marker against the ready file and the kernel.
+		"checkmarker": cmdCheckMarker,
+		// checkrecord DIR READY: the registry record of the padrun of the ready file.
+		"checkrecord": cmdCheckRecord,
+		// writemarker FILE KIND: write FILE.live.json as another tool or a dead padrun would.
+		"writemarker": cmdWriteMarker,
+		// contend N FILE [wait|nowait] [ROUNDS]: N padruns on FILE at once: one runs at a time.
+		"contend": cmdContend,
+		// mkrandom FILE BYTES: write random bytes.
+		"mkrandom": cmdMkrandom,
+		// [!] mode FILE PERM: FILE's permission bits are PERM.
+		"mode": cmdMode,
+		// ispid NAME FILE:KEY: the started process NAME has the pid of the ready file.
+		"ispid": cmdIsPid,
+		// records DIR N: DIR holds N registry records.
+		"records": cmdRecords,
+		// fakemodel: start the fake model server and point every harness at it.
+		"fakemodel": cmdFakeModel,
+		// keysuntil SOCKET TARGET KEY PATTERN: send KEY to a tmux pane until it matches PATTERN.
+		"keysuntil": cmdKeysuntil,
+		// forks FILE N: a pi session file's tree has N forks.
+		"forks": cmdForks,
+		// normcmp A B: A and B are equal once timestamps and ids are masked.
+		"normcmp": cmdNormcmp,
+		// newest VAR DIR PATTERN: VAR is the newest file below DIR whose name matches.
+		"newest": cmdNewest,
+		// headerid VAR FILE: VAR is the session id of a session file's first line.
+		"headerid": cmdHeaderID,
+		// jsonget VAR FILE KEY: VAR is a top-level string or number of a JSON file.
+		"jsonget": cmdJSONGet,
+		// procstate FILE:KEY STATES: wait until the pid of the ready file is in one of STATES.
+		"procstate": cmdProcstate,
+		// delivered FILE:KEY SIG: wait until SIG is pending for no thread of the pid of the ready file.
+		"delivered": cmdDelivered,
+		// installbin DIR: copy padrun and fakeharness into DIR for other users.
+		"installbin": cmdInstallbin,
+		// padrecord DIR NAME KIND [cwd=DIR]: write DIR/NAME as pad writes a record of KIND.
+		"padrecord": cmdPadRecord,
+		// [!] lsrow FILE NAME [KEY=JSON|KEY=-|KEY=@mtime...]: the row of ls --json output for NAME, and its keys.
+		"lsrow": cmdLsRow,
+		// lsrows FILE NAME...: the rows of ls --json output are exactly NAME..., in any order.
+		"lsrows": cmdLsRows,
+		// rpcstate VAR FILE: VAR is the last sessionFile pi's get_state reported in an RPC transcript.
+		"rpcstate": cmdRPCState,
+		// markerpid NAME|FILE:KEY MARKER: the marker's holder is that process.
+		"markerpid": cmdMarkerPid,
+		// pidvar VAR FILE:KEY: VAR is the pid KEY of a ready file.
+		"pidvar": cmdPidvar,
+		// nointerleave FILE: the sessions that wrote a file's lines never interleave.
+		"nointerleave": cmdNointerleave,
+		// misclaim pi SOURCE | misclaim codex OTHERDIR: a folder watcher never claims another run's file.
+		"misclaim": cmdMisclaim,
+	}
+}
+
+// sharedFolderCmds are the shared-folder scripts' commands besides
+// scriptCmds: they need the machines those scripts make.
+var sharedFolderCmds = map[string]scriptCmd{
+	// machine NAME ID [MOUNTS]: start machine ID, its own namespaces, ids and bindfs mount.
+	"machine": cmdMachine,
+	// in MACHINE run|start ...: run or start a program inside a machine.
+	"in": cmdIn,
+	// crash NAME: kill machine NAME at once and wait until it is gone.
+	"crash": cmdCrash,
+	// lease mtime|created|same|after NAME ...: save a time, then check another against it.
+	"lease": cmdLease,
+	// racers N ROUNDS MACHINE STALE: N padruns take over a stale marker at once: one wins each round.
+	"racers": cmdRacers,
+}
+
+// waitForm is one form of waitfor: how many arguments it takes, how long it
+// waits, and whether it may be negated.
+type waitForm struct {
+	usage  string
+	args   int
+	within time.Duration
+	neg    bool
+	run    func(ts *testscript.TestScript, neg bool, args []string, within time.Duration)
+}
+
+// waitForms are waitfor's forms. Each keeps its own deadline: gone's five
+// seconds, say, is half the default --grace, so a run that waits out the
+// grace still fails.
+var waitForms = map[string]waitForm{
+	// exit NAME STATUS: a started process ends with STATUS (sig:NAME for a signal); its output becomes the script's.
+	"exit": {"NAME STATUS", 2, time.Minute, false, waitExit},
+	// file FILE: FILE exists.
+	"file": {"FILE", 1, 30 * time.Second, false, waitFile},
+	// gone FILE: FILE no longer exists.
+	"gone": {"FILE", 1, time.Minute, false, waitGone},
+	// grep FILE PATTERN: a line of FILE matches PATTERN.
+	"grep": {"FILE PATTERN", 2, 30 * time.Second, false, waitGrep},
+	// touch FILE: FILE's mtime moves past what it is now, the file not replaced.
+	"touch": {"FILE", 1, 10 * time.Second, false, waitTouch},
+	// [!] pane SOCKET TARGET PATTERN: a tmux pane's text matches PATTERN (negated: stops matching).
+	"pane": {"SOCKET TARGET PATTERN", 3, time.Minute, true, waitPane},
+	// [!] dead FILE:KEY: the pid of a ready file is gone (negated: it is alive now, no wait).
+	"dead": {"FILE:KEY", 1, 5 * time.Second, true, waitDead},
+}
+
+// waitfor FORM ARG... waits, polling with the form's deadline, for what
+// FORM names; see waitForms.
+func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: waitfor %s ...", strings.Join(slices.Sorted(maps.Keys(waitForms)), "|"))
+	}
+	f, ok := waitForms[args[0]]
+	if !ok {
+		ts.Fatalf("waitfor: no form %q: want one of %s", args[0], strings.Join(slices.Sorted(maps.Keys(waitForms)), ", "))
+	}
+	if (neg && !f.neg) || len(args)-1 != f.args {
+		ts.Fatalf("usage: %swaitfor %s %s", map[bool]string{true: "[!] "}[f.neg], args[0], f.usage)
+	}
+	f.run(ts, neg, args[1:], f.within)
+}
+
+func waitExit(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	v, ok := procs.LoadAndDelete(ts.Getenv("WORK") + "\x00" + args[0])
+	if !ok {
+		ts.Fatalf("waitfor exit: %s was not started", args[0])
+	}
+	awaitProc(ts, v.(*proc), args[1])
+}
+
+func waitFile(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within %s", args[0], within)
+}
+
+func waitGone(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Lstat(ts.MkAbs(args[0])); os.IsNotExist(err) {
+			return
+		}
+	}
+	ts.Fatalf("%s is still there after %s", args[0], within)
+}
+
+func waitGrep(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+			return
+		}
+	}
+	ts.Fatalf("no line of %s matched %s within %s", args[0], args[1], within)
+}
+
+func waitTouch(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	var first unix.Stat_t
+	ts.Check(unix.Stat(ts.MkAbs(args[0]), &first))
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var st unix.Stat_t
+		ts.Check(unix.Stat(ts.MkAbs(args[0]), &st))
+		if st.Ino != first.Ino {
+			ts.Fatalf("%s was replaced, not touched", args[0])
+		}
+		if st.Mtim != first.Mtim {
+			return
+		}
+	}
+	ts.Fatalf("the mtime of %s did not move within %s", args[0], within)
+}
+
+func waitPane(ts *testscript.TestScript, neg bool, args []string, within time.Duration) {
+	if text, ok := watchPane(ts, args[0], args[1], args[2], !neg, within); !ok {
+		ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[2], text)
+	}
+}
+
+func waitDead(ts *testscript.TestScript, neg bool, args []string, within time.Duration) {
+	pid := readyPid(ts, args[0])
+	alive := func() bool {
+		f, _ := ident.Probe(pid, "")
+		return f.Verdict == ident.Alive
+	}
+	if neg {
+		if !alive() {
+			ts.Fatalf("pid %d is gone", pid)
+		}
+		return
+	}
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !alive() {
+			return
+		}
+	}
+	ts.Fatalf("pid %d is still alive after %s", pid, within)
+}
