@@ -129,12 +129,29 @@ type session struct {
 	// parent is the outer session's pid (PAD_SESSION_PID), or 0.
 	parent int
 
-	mu    sync.Mutex // guards what claims of new session files change
+	// mu guards the state that the control handlers, the folder watch, the
+	// follower and the supervisor's jobs change: locks, rec, latest, child,
+	// left, warnedFS, names, follower, current, kill and stopped. It is
+	// never held while waiting for another process: what changes the record
+	// is written once mu is released (unlock).
+	mu sync.Mutex
+	// locks is the held set, the one list of the files this run holds: the
+	// record's session files and markers are derived from it.
 	locks []*marker.Hold
-	rec   *registry.Record
-	cg    *cgroup.Session // the session's cgroup, where padrun could make one
-	child childInfo       // what the markers record of the child
-	left  []int           // processes of the session that outlived padrun's end of it
+	// rec is the record but its session files and markers, nil without one
+	// or once the run has ended; latest is the record last derived from it
+	// and locks (derive).
+	rec    *registry.Record
+	latest *recordWrite
+	cg     *cgroup.Session // the session's cgroup, where padrun could make one
+	child  childInfo       // what the markers record of the child
+	left   []int           // processes of the session that outlived padrun's end of it
+
+	// wmu orders the writes of the record, made once mu is released: wrote
+	// is the gen of the last one written, the largest once the record is
+	// removed, and an older one is never written after it.
+	wmu   sync.Mutex
+	wrote uint64
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
@@ -378,12 +395,17 @@ func (s *session) register(ctx context.Context, r *run) error {
 		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
 		Padrun: &registry.Padrun{
 			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
-			SessionFiles: r.files, Markers: markers(r.files),
 			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
 			PidNamespace: string(s.self.PidNamespace), TimeNamespace: string(s.self.TimeNamespace),
 		},
 	}
-	err := s.reg.Write(ctx, s.rec)
+	// Nothing else runs yet: the first record is written here, waiting, so
+	// that its refusal can end the run.
+	w := s.derive()
+	err := s.reg.Write(ctx, w.rec)
+	if err == nil {
+		s.wrote = w.gen
+	}
 	var taken *registry.TakenError
 	switch {
 	case errors.As(err, &taken) && s.o.Strict:
