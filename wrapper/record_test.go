@@ -148,10 +148,13 @@ func TestRecord_DerivedFromTheHeldSet_NeverOlderThanWritten(t *testing.T) {
 		t.Fatalf("record's files once %s was released: %v, want %v", a, got, []string{b})
 	}
 	s.mu.Lock()
-	latest := s.latest
+	if err := s.take(a, ""); err != nil {
+		t.Fatal(err)
+	}
+	pending := s.derive() // a write under way as the run ends
 	s.mu.Unlock()
 	s.cleanup()
-	if err := s.tryWriteRecord(latest); err != nil {
+	if err := s.tryWriteRecord(pending); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
