@@ -50,12 +50,15 @@ type Options struct {
 	Strict    bool
 	NoPin     bool
 	Pty       bool     // run the child on a new pseudo-terminal
-	Record    string   // write the session's output to this file too
 	LogFile   *LogFile // the --log-file padrun appends to, or nil
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // the terminal people read, if any
 	Env       Env       // padrun's environment (ReadEnv)
+
+	// Transcript is --record's file: the session's output is written to
+	// it too. (The registry's record is another thing.)
+	Transcript string
 
 	// OnWait, when set, tells people once that the run waits for held.
 	OnWait func(held *marker.HeldError)
@@ -194,15 +197,15 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	s.cg.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
-	// The record may be another session's: touch it only once this run
-	// holds every file, so a refused run changes nothing.
-	if o.Record != "" {
-		f, err := openRecord(o.Record, r.files)
+	// The transcript may be another session's: touch it only once this
+	// run holds every file, so a refused run changes nothing.
+	if o.Transcript != "" {
+		f, err := openTranscript(o.Transcript, r.files)
 		if err != nil {
 			return Result{}, err
 		}
 		defer f.Close()
-		r.record = f
+		r.transcript = f
 	}
 	if err := s.register(ctx, r); err != nil {
 		return Result{}, err
@@ -228,7 +231,7 @@ func Run(o Options) (Result, error) {
 	s.greetingWatch(stopWatch)
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
-		Pty: o.Pty, Record: r.record, Cgroup: s.cg, Inherit: s.lockFds(),
+		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
 	})
 	if err != nil {
 		return Result{}, err
@@ -251,8 +254,9 @@ type run struct {
 	path   string // the command, found in PATH
 	ctlDir string // the companion's control folder, or ""
 	now    time.Time
-	env    []string  // the child's environment
-	record io.Writer // --record's file, once opened
+	env    []string // the child's environment
+	// transcript is --record's file, once opened.
+	transcript io.Writer
 	// untested is the warning that the harness's release is not a tested
 	// one, when it was given.
 	untested string
@@ -487,10 +491,10 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// openRecord opens the --record file, 0600, with openOutput's rules: an
-// existing one, the user's own, is truncated; this runs once the hold is
+// openTranscript opens the --record file, 0600, with openOutput's rules:
+// an existing one, the user's own, is truncated; this runs once the hold is
 // taken, so a refused run changes nothing.
-func openRecord(path string, guarded []string) (*os.File, error) {
+func openTranscript(path string, guarded []string) (*os.File, error) {
 	f, _, err := openOutput("--record", path, true, guarded)
 	return f, err
 }
