@@ -252,10 +252,11 @@ type childWrite struct {
 }
 
 // writeChild writes the child into the markers, then into the record. It
-// waits for no lock, so that the supervisor forwards signals meanwhile:
-// while another process holds the registry's, it returns how soon to try
-// again, backing off to a second, and says so once the lock has been held
-// for registry.LockWait.
+// waits for no other process, so that the supervisor forwards signals
+// meanwhile (s.mu is never held across such a wait): while another write
+// of the record is under way it returns busyRetry; while another process
+// holds the registry's lock, how soon to try again, backing off to a
+// second, and it says so once the lock has been held for registry.LockWait.
 func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Duration {
 	s.mu.Lock()
 	if !w.marked {
