@@ -20,7 +20,7 @@ import (
 const drainWait = 2 * time.Second
 
 // relay carries the child's terminal or pipes to padrun's own, and a copy
-// of the output to the record.
+// of the output to the transcript.
 type relay struct {
 	childFiles []uintptr    // the child's fds 0, 1 and 2
 	toClose    []*os.File   // the child's ends, closed in padrun once it started
@@ -32,7 +32,7 @@ type relay struct {
 	closeOnce  sync.Once
 }
 
-// lockedWriter serialises writes to the record from several copiers.
+// lockedWriter serialises writes to the transcript from several copiers.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -44,14 +44,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// copyOut copies src to dst and, when set, to the record, until src ends.
-func (r *relay) copyOut(dst io.Writer, src io.Reader, record io.Writer) {
+// copyOut copies src to dst and, when set, to the transcript, until src ends.
+func (r *relay) copyOut(dst io.Writer, src io.Reader, transcript io.Writer) {
 	r.outputs.Add(1)
 	go func() {
 		defer r.outputs.Done()
 		w := dst
-		if record != nil {
-			w = io.MultiWriter(dst, record)
+		if transcript != nil {
+			w = io.MultiWriter(dst, transcript)
 		}
 		io.Copy(w, src) // Best effort: ends at EOF, or EIO when the terminal closes.
 	}()
@@ -60,7 +60,7 @@ func (r *relay) copyOut(dst io.Writer, src io.Reader, record io.Writer) {
 // newPtyRelay opens a pseudo-terminal for the child, sized like ours, and
 // puts our terminal, if stdin is one, in raw mode so that every key,
 // Ctrl-C included, reaches the child through it.
-func newPtyRelay(record io.Writer) (*relay, error) {
+func newPtyRelay(transcript io.Writer) (*relay, error) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		return nil, errors.New("supervise: open a pseudo-terminal: " + err.Error())
@@ -71,10 +71,10 @@ func newPtyRelay(record io.Writer) (*relay, error) {
 		r.restore = restore
 		r.rawMode = func() { makeRaw(0) }
 	}
-	if record != nil {
-		record = &lockedWriter{w: record}
+	if transcript != nil {
+		transcript = &lockedWriter{w: transcript}
 	}
-	r.copyOut(os.Stdout, ptmx, record)
+	r.copyOut(os.Stdout, ptmx, transcript)
 	go r.copyIn()
 	return r, nil
 }
@@ -119,9 +119,9 @@ func (r *relay) suspendKey(b []byte) int {
 }
 
 // newPipeRelay gives the child pipes for stdout and stderr, copied to
-// padrun's own and to the record.
-func newPipeRelay(record io.Writer) (*relay, error) {
-	record = &lockedWriter{w: record}
+// padrun's own and to the transcript.
+func newPipeRelay(transcript io.Writer) (*relay, error) {
+	transcript = &lockedWriter{w: transcript}
 	r := &relay{childFiles: []uintptr{0}}
 	for _, dst := range []*os.File{os.Stdout, os.Stderr} {
 		pr, pw, err := os.Pipe()
@@ -131,7 +131,7 @@ func newPipeRelay(record io.Writer) (*relay, error) {
 		}
 		r.childFiles = append(r.childFiles, pw.Fd())
 		r.toClose = append(r.toClose, pw)
-		r.copyOut(dst, pr, record)
+		r.copyOut(dst, pr, transcript)
 	}
 	return r, nil
 }

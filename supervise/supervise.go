@@ -35,8 +35,9 @@ type Spec struct {
 	Env  []string
 	// Pty runs the child on a new pseudo-terminal.
 	Pty bool
-	// Record, when set, receives the session's output as the user sees it.
-	Record io.Writer
+	// Transcript, when set, receives the session's output as the user
+	// sees it (--record).
+	Transcript io.Writer
 	// Cgroup, when set, is the cgroup the child is born in.
 	Cgroup *cgroup.Session
 	// Inherit lists descriptors the child inherits at their own numbers,

@@ -115,8 +115,8 @@ type Child struct {
 // free of the hand-offs a locked goroutine costs at each wait.
 //
 // With Pty the child leads a new session on a new pseudo-terminal instead;
-// with Record and no Pty its stdout and stderr become pipes that padrun
-// copies to its own and to the record. Close restores what Start changed.
+// with Transcript and no Pty its stdout and stderr become pipes that padrun
+// copies to its own and to the transcript. Close restores what Start changed.
 func Start(s Spec) (*Child, error) {
 	tty := controllingTTY()
 	attr := &syscall.ProcAttr{
@@ -128,11 +128,11 @@ func Start(s Spec) (*Child, error) {
 	var err error
 	switch {
 	case s.Pty:
-		r, err = newPtyRelay(s.Record)
+		r, err = newPtyRelay(s.Transcript)
 		attr.Sys.Setsid, attr.Sys.Setctty, attr.Sys.Setpgid, attr.Sys.Ctty = true, true, false, 0
 		tty = -1
-	case s.Record != nil:
-		r, err = newPipeRelay(s.Record)
+	case s.Transcript != nil:
+		r, err = newPipeRelay(s.Transcript)
 	}
 	if err != nil {
 		return nil, err

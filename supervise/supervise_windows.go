@@ -44,7 +44,7 @@ type Child struct {
 
 // Start starts the child. Windows has no pseudo-terminals here.
 func Start(s Spec) (*Child, error) {
-	if s.Pty || s.Record != nil {
+	if s.Pty || s.Transcript != nil {
 		return nil, errors.New("supervise: --pty and --record are not supported on Windows")
 	}
 	p, err := os.StartProcess(s.Path, s.Args, &os.ProcAttr{Env: s.Env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -138,6 +139,8 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 		s.warnFS(l)
 		s.locks = append(s.locks, l)
 	}
+	// In the order of files, whichever was waited for: the record lists them so.
+	slices.SortFunc(s.locks, func(a, b *marker.Hold) int { return strings.Compare(a.File, b.File) })
 	return nil
 }
 

@@ -177,7 +177,7 @@ func (s *session) handleControl(req controlRequest) controlReply {
 		return controlReply{Result: "error", Error: err.Error()}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if req.Op == "release" {
 		if err := s.drop(file); err != nil {
 			return controlReply{Result: "error", Error: err.Error()}

@@ -1,7 +1,6 @@
 package wrapper
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,7 +97,7 @@ func (s *session) follow() (stop func()) {
 // paths to watch next.
 func (s *session) recheck() []string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if s.rec == nil {
 		return nil // ended
 	}
@@ -135,7 +134,6 @@ func (s *session) followLock(l *marker.Hold) {
 		if err := l.MoveTo(now); err != nil {
 			s.o.Log.Warn().Err(err).Msg("rewrite the marker of a moved session file")
 		}
-		s.renameInRecord(old, now)
 		s.o.Log.Warn().Str("file", old).Str("now", now).Msg("a folder of a held session file was moved: its lock and marker moved with it, and this run holds it at its new place; the old name is held again once its folder is back")
 	}
 	for _, n := range inodeNames {
@@ -196,28 +194,11 @@ func (s *session) forget(l *marker.Hold) {
 	if err := l.Release(); err != nil {
 		s.o.Log.Warn().Err(err).Msg("release")
 	}
-	p := s.rec.Padrun
-	p.SessionFiles = slices.DeleteFunc(p.SessionFiles, func(f string) bool { return f == l.File })
-	p.Markers = slices.DeleteFunc(p.Markers, func(f string) bool { return f == marker.Path(l.File) })
 }
 
 // heldLocked is holds for a caller that holds s.mu.
 func (s *session) heldLocked(file string) bool {
 	return slices.ContainsFunc(s.locks, func(l *marker.Hold) bool { return l.File == file })
-}
-
-// renameInRecord names the moved file's new place in the record.
-func (s *session) renameInRecord(old, now string) {
-	p := s.rec.Padrun
-	if i := slices.Index(p.SessionFiles, old); i >= 0 {
-		p.SessionFiles[i] = now
-	}
-	if i := slices.Index(p.Markers, marker.Path(old)); i >= 0 {
-		p.Markers[i] = marker.Path(now)
-	}
-	if err := s.reg.Write(context.Background(), s.rec); err != nil {
-		s.o.Log.Warn().Err(err).Msg("record moved session file")
-	}
 }
 
 // followNames are the names the run guards, to be resolved again at each

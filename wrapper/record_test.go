@@ -4,8 +4,10 @@ package wrapper
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,24 +59,105 @@ func TestWriteChild_NeverWaitsForTheRegistry(t *testing.T) {
 	}
 }
 
-// TestJobs_NeverWaitForAClaim: a claim holds the session while it writes
-// the record (and may wait for the registry's lock meanwhile): the
-// supervisor's jobs try again later rather than wait for it.
+// TestJobs_NeverWaitForAClaim: a claim writes the record once it has let
+// the session go, and may wait for the registry's lock meanwhile: the
+// supervisor's jobs go on meanwhile, the child's record tried again later,
+// and once the lock is free the record has both the claimed file and the
+// child.
 func TestJobs_NeverWaitForAClaim(t *testing.T) {
-	s, _ := testSession(t, t.TempDir())
-	s.mu.Lock() // a claim at work
-	defer s.mu.Unlock()
-	got := make(chan [2]time.Duration, 1)
-	go func() {
-		var w childWrite
-		got <- [2]time.Duration{s.writeChild(childInfo{pid: os.Getpid()}, time.Now(), &w), s.heartbeat(time.Second).Run(time.Now())}
-	}()
+	s, _ := testSession(t, testControlDir(t))
+	waiting := make(chan struct{}, 1)
+	s.reg.OnWait = func(string) { waiting <- struct{}{} }
+	h, err := safefile.OpenLock(filepath.Join(s.reg.Dir, ".lock")) // another holder of the registry's lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer safefile.Close(h)
+	if err := safefile.TryLock(h); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	claimed := make(chan controlReply, 1)
+	go func() { claimed <- s.handleControl(controlRequest{Op: "claim", File: file}) }()
+	<-waiting // the claim waits for the registry's lock, for up to registry.LockWait
+	var w childWrite
+	child := childInfo{pid: os.Getpid()}
+	if got := s.writeChild(child, time.Now(), &w); got != busyRetry {
+		t.Fatalf("the child's record while a claim writes: again in %v, want %v", got, busyRetry)
+	}
+	if got := s.heartbeat(time.Second).Run(time.Now()); got != 0 {
+		t.Fatalf("the heartbeat while a claim writes: again in %v, want done", got)
+	}
 	select {
-	case g := <-got:
-		if g[0] != busyRetry || g[1] != busyRetry {
-			t.Fatalf("the child's record and the heartbeat: again in %v and %v, want %v", g[0], g[1], busyRetry)
+	case r := <-claimed: // only a job that waited for the claim gets here
+		t.Fatalf("the jobs ran only once the claim was answered (%+v)", r)
+	default:
+	}
+	safefile.Close(h)
+	if r := <-claimed; r.Result != "claimed" {
+		t.Fatalf("claim: %+v", r)
+	}
+	if got := s.writeChild(child, time.Now(), &w); got != 0 {
+		t.Fatalf("the child's record once the claim wrote: again in %v, want done", got)
+	}
+	b, _ := os.ReadFile(s.reg.Path(s.self.Pid))
+	if !bytes.Contains(b, []byte(`"child_pid": `+strconv.Itoa(child.pid))) || !bytes.Contains(b, []byte(strconv.Quote(file))) {
+		t.Fatalf("the record lacks the child or the claimed file: %s", b)
+	}
+}
+
+// TestRecord_DerivedFromTheHeldSet_NeverOlderThanWritten: the record names
+// what the run holds, as it holds it; a write of an older state after a
+// later one, or after the record was removed, writes nothing.
+func TestRecord_DerivedFromTheHeldSet_NeverOlderThanWritten(t *testing.T) {
+	s, _ := testSession(t, testControlDir(t))
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a.jsonl"), filepath.Join(tmp, "b.jsonl")
+	path := s.reg.Path(s.self.Pid)
+	files := func() []string {
+		var rec registry.Record
+		if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &rec) != nil || rec.Padrun == nil {
+			t.Fatalf("record %s: %v", path, err)
 		}
-	case <-time.After(time.Minute): // only a broken rule gets here
-		t.Fatal("a job waits for the session while a claim holds it")
+		return rec.Padrun.SessionFiles
+	}
+	s.mu.Lock()
+	if err := s.take(a, ""); err != nil {
+		t.Fatal(err)
+	}
+	older := s.derive()
+	if err := s.take(b, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.unlock()
+	if got := files(); !slices.Equal(got, []string{a, b}) {
+		t.Fatalf("record's files %v, want %v", got, []string{a, b})
+	}
+	if err := s.tryWriteRecord(older); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(); !slices.Equal(got, []string{a, b}) {
+		t.Fatalf("an older state overwrote a later one: record's files %v, want %v", got, []string{a, b})
+	}
+	s.mu.Lock()
+	if err := s.drop(a); err != nil {
+		t.Fatal(err)
+	}
+	s.unlock()
+	if got := files(); !slices.Equal(got, []string{b}) {
+		t.Fatalf("record's files once %s was released: %v, want %v", a, got, []string{b})
+	}
+	s.mu.Lock()
+	if err := s.take(a, ""); err != nil {
+		t.Fatal(err)
+	}
+	pending := s.derive() // a write under way as the run ends
+	s.mu.Unlock()
+	s.cleanup()
+	if err := s.tryWriteRecord(pending); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a write after the record's removal made it again: %v", err)
 	}
 }

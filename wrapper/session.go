@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -54,7 +56,7 @@ func (s *session) claim(path string) bool {
 		return false
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if err := s.take(file, ""); err != nil {
 		msg := "new session file not claimed"
 		if marker.IsHeld(err) {
@@ -69,7 +71,8 @@ func (s *session) claim(path string) bool {
 
 // take guards file for this session, without waiting, unless it holds it
 // already; sessionID, when known, goes to its marker and the record. The
-// caller holds s.mu. A refusal is a *marker.HeldError.
+// caller holds s.mu, and releases it with unlock, which writes the record.
+// A refusal is a *marker.HeldError.
 func (s *session) take(file, sessionID string) error {
 	if s.rec == nil {
 		return errors.New("wrapper: the session has ended")
@@ -101,13 +104,8 @@ func (s *session) take(file, sessionID string) error {
 		s.follower.wake() // watch the way to it too
 	}
 	s.o.Log.Info().Str("file", file).Msg("claimed new session file")
-	s.rec.Padrun.SessionFiles = append(s.rec.Padrun.SessionFiles, file)
-	s.rec.Padrun.Markers = append(s.rec.Padrun.Markers, marker.Path(file))
 	if sessionID != "" {
 		s.rec.SessionID = sessionID
-	}
-	if err := s.reg.Write(context.Background(), s.rec); err != nil {
-		s.o.Log.Warn().Err(err).Msg("record new session file")
 	}
 	return nil
 }
@@ -121,12 +119,7 @@ func (s *session) learnID(l *marker.Hold, id string) {
 	if err := l.SetSessionID(id); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record session id in marker")
 	}
-	if s.rec.SessionID != id {
-		s.rec.SessionID = id
-		if err := s.reg.Write(context.Background(), s.rec); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record session id")
-		}
-	}
+	s.rec.SessionID = id
 }
 
 // unowned says that a new session file was left unclaimed: another
@@ -150,12 +143,7 @@ func (s *session) unowned(path, why string) {
 func (s *session) holds(file string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, l := range s.locks {
-		if l.File == file {
-			return true
-		}
-	}
-	return false
+	return s.heldLocked(file)
 }
 
 // whyForeign is the reason given for a file another process writes.
@@ -169,7 +157,7 @@ func (s *session) learnHeader(path string) {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	s.learnHeaderLocked(file)
 }
 
@@ -185,7 +173,7 @@ func (s *session) learnHeaderLocked(file string) {
 }
 
 // drop releases a file the harness has left, when this session holds it.
-// The caller holds s.mu.
+// The caller holds s.mu, and releases it with unlock.
 func (s *session) drop(file string) error {
 	i := slices.IndexFunc(s.locks, func(l *marker.Hold) bool { return l.File == file })
 	if i < 0 || s.rec == nil {
@@ -194,18 +182,7 @@ func (s *session) drop(file string) error {
 	l := s.locks[i]
 	s.locks = slices.Delete(s.locks, i, i+1)
 	s.unfollow(file)
-	err := l.Release()
-	p := s.rec.Padrun
-	if j := slices.Index(p.SessionFiles, file); j >= 0 {
-		p.SessionFiles = slices.Delete(p.SessionFiles, j, j+1)
-	}
-	if j := slices.Index(p.Markers, marker.Path(file)); j >= 0 {
-		p.Markers = slices.Delete(p.Markers, j, j+1)
-	}
-	if werr := s.reg.Write(context.Background(), s.rec); werr != nil {
-		s.o.Log.Warn().Err(werr).Msg("record released session file")
-	}
-	return err
+	return l.Release()
 }
 
 // release drops every lock taken, removing our markers; while processes
@@ -228,20 +205,17 @@ func (s *session) release() {
 // registry record. It runs on every return of Run, panics included.
 func (s *session) cleanup() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.left) == 0 {
 		// Before the markers that name it go: a padrun killed in between
 		// leaves a marker naming no cgroup, never a cgroup no marker names.
 		s.cg.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
 	s.release()
+	rec := s.rec
+	s.rec = nil // the session has ended: nothing takes a file or changes the record now
+	s.mu.Unlock()
 	s.releaseEtcd()
-	if s.rec != nil {
-		if err := s.reg.Remove(context.Background(), s.rec.SessionPID, string(s.rec.ProcStart)); err != nil {
-			s.o.Log.Warn().Err(err).Msg("remove record")
-		}
-		s.rec = nil
-	}
+	s.removeRecord(rec)
 }
 
 // recordDelay is how long a child runs before padrun records it: a child
@@ -264,29 +238,27 @@ func (s *session) recordChild(c childInfo) supervise.Job {
 	return supervise.Job{After: delay, Run: func(now time.Time) time.Duration { return s.writeChild(c, now, &w) }}
 }
 
-// busyRetry is how soon a job tries again when a claim holds the session.
+// busyRetry is how soon the child's record is tried again while another
+// write of the record is under way: it may be waiting for the registry's
+// lock.
 const busyRetry = 10 * time.Millisecond
 
 // childWrite is how far writing the child has come.
 type childWrite struct {
-	marked bool          // the markers have it
+	marked bool          // the markers and s.rec have it
 	busy   time.Time     // when the registry's lock was first found held
 	retry  time.Duration // the last wait for it
 	told   bool          // people were told it stays held
 }
 
 // writeChild writes the child into the markers, then into the record. It
-// waits for no lock, so that the supervisor forwards signals meanwhile:
-// while another process holds the registry's, it returns how soon to try
-// again, backing off to a second, and says so once the lock has been held
-// for registry.LockWait.
+// waits for no other process, so that the supervisor forwards signals
+// meanwhile (s.mu is never held across such a wait): while another write
+// of the record is under way it returns busyRetry; while another process
+// holds the registry's lock, how soon to try again, backing off to a
+// second, and it says so once the lock has been held for registry.LockWait.
 func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Duration {
-	// A claim holds the session while it writes the record, which may wait
-	// for the registry's lock: never wait for it here.
-	if !s.mu.TryLock() {
-		return busyRetry
-	}
-	defer s.mu.Unlock()
+	s.mu.Lock()
 	if !w.marked {
 		token, err := ident.StartToken(c.pid)
 		if err != nil {
@@ -301,15 +273,20 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 					s.o.Log.Warn().Err(err).Msg("record child in marker")
 				}
 			}
+			s.derive()
 		}
 		w.marked = true
 	}
-	if s.rec == nil {
+	latest := s.latest // the child's, or a later one
+	s.mu.Unlock()
+	if latest == nil {
 		return 0
 	}
-	err := s.reg.TryWrite(s.rec)
+	err := s.tryWriteRecord(latest)
 	var held *registry.LockError
 	switch {
+	case err == errWriting:
+		return busyRetry
 	case errors.As(err, &held):
 		if w.busy.IsZero() {
 			w.busy = now
@@ -328,6 +305,96 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 		s.o.Log.Warn().Err(err).Msg("record child in registry")
 	}
 	return 0
+}
+
+// recordWrite is the record as the session's state derived it once: its
+// gen counts the changes, so that a write never replaces a later one. It
+// is never changed once made.
+type recordWrite struct {
+	gen uint64
+	rec *registry.Record
+}
+
+// errWriting says another write of the record is under way.
+var errWriting = errors.New("wrapper: the record is being written")
+
+// derive makes the record from s.rec and the held set, under s.mu, and
+// returns it when it says something the last one did not; else nil.
+func (s *session) derive() *recordWrite {
+	if s.rec == nil {
+		return nil
+	}
+	rec := *s.rec
+	p := *rec.Padrun
+	// Empty lists, not null: pad reads both as lists.
+	p.SessionFiles, p.Markers = make([]string, 0, len(s.locks)), make([]string, 0, len(s.locks))
+	for _, l := range s.locks {
+		p.SessionFiles = append(p.SessionFiles, l.File)
+		p.Markers = append(p.Markers, marker.Path(l.File))
+	}
+	rec.Padrun = &p
+	if s.latest != nil && reflect.DeepEqual(&rec, s.latest.rec) {
+		return nil
+	}
+	w := &recordWrite{gen: 1, rec: &rec}
+	if s.latest != nil {
+		w.gen = s.latest.gen + 1
+	}
+	s.latest = w
+	return w
+}
+
+// unlock releases s.mu, then writes the record when the state changed
+// under it: the write may wait for the registry's lock, and nothing waits
+// for s.mu meanwhile.
+func (s *session) unlock() {
+	w := s.derive()
+	s.mu.Unlock()
+	if w == nil {
+		return
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if w.gen <= s.wrote {
+		return // a later state is written already, or the record is gone
+	}
+	if err := s.reg.Write(context.Background(), w.rec); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record the session's files")
+		return
+	}
+	s.wrote = w.gen
+}
+
+// tryWriteRecord writes w unless a later state is written already, without
+// waiting: errWriting while another write is under way, a
+// *registry.LockError while another process holds the registry's lock.
+func (s *session) tryWriteRecord(w *recordWrite) error {
+	if !s.wmu.TryLock() {
+		return errWriting
+	}
+	defer s.wmu.Unlock()
+	if w.gen <= s.wrote {
+		return nil
+	}
+	if err := s.reg.TryWrite(w.rec); err != nil {
+		return err
+	}
+	s.wrote = w.gen
+	return nil
+}
+
+// removeRecord removes rec, the session's record, once any write under way
+// is done; none is written after it.
+func (s *session) removeRecord(rec *registry.Record) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.wrote = math.MaxUint64
+	if rec == nil {
+		return
+	}
+	if err := s.reg.Remove(context.Background(), rec.SessionPID, string(rec.ProcStart)); err != nil {
+		s.o.Log.Warn().Err(err).Msg("remove record")
+	}
 }
 
 // warnFS warns, once a run, that l is held where other machines cannot
@@ -352,9 +419,7 @@ func (s *session) warnFS(l *marker.Hold) {
 func (s *session) heartbeat(every time.Duration) supervise.Job {
 	lost := map[string]bool{}
 	return supervise.Job{After: every, Every: every, Run: func(now time.Time) time.Duration {
-		if !s.mu.TryLock() {
-			return busyRetry // a claim at work: see writeChild
-		}
+		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, l := range s.locks {
 			s.beat(l, now, lost)
@@ -393,14 +458,6 @@ func openRegistry() (*registry.Registry, error) {
 		return nil, err
 	}
 	return registry.Open(dir)
-}
-
-func markers(files []string) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = marker.Path(f)
-	}
-	return out
 }
 
 // childEnv is the environment unchanged, plus the session's variables. An

@@ -50,12 +50,15 @@ type Options struct {
 	Strict    bool
 	NoPin     bool
 	Pty       bool     // run the child on a new pseudo-terminal
-	Record    string   // write the session's output to this file too
 	LogFile   *LogFile // the --log-file padrun appends to, or nil
 	Command   []string // COMMAND [ARG...]
 	Log       zerolog.Logger
 	Stderr    io.Writer // the terminal people read, if any
 	Env       Env       // padrun's environment (ReadEnv)
+
+	// Transcript is --record's file: the session's output is written to
+	// it too. (The registry's record is another thing.)
+	Transcript string
 
 	// OnWait, when set, tells people once that the run waits for held.
 	OnWait func(held *marker.HeldError)
@@ -129,12 +132,29 @@ type session struct {
 	// parent is the outer session's pid (PAD_SESSION_PID), or 0.
 	parent int
 
-	mu    sync.Mutex // guards what claims of new session files change
+	// mu guards the state that the control handlers, the folder watch, the
+	// follower and the supervisor's jobs change: locks, rec, latest, child,
+	// left, warnedFS, names, follower, current, kill and stopped. It is
+	// never held while waiting for another process: what changes the record
+	// is written once mu is released (unlock).
+	mu sync.Mutex
+	// locks is the held set, the one list of the files this run holds: the
+	// record's session files and markers are derived from it.
 	locks []*marker.Hold
-	rec   *registry.Record
-	cg    *cgroup.Session // the session's cgroup, where padrun could make one
-	child childInfo       // what the markers record of the child
-	left  []int           // processes of the session that outlived padrun's end of it
+	// rec is the record but its session files and markers, nil without one
+	// or once the run has ended; latest is the record last derived from it
+	// and locks (derive).
+	rec    *registry.Record
+	latest *recordWrite
+	cg     *cgroup.Session // the session's cgroup, where padrun could make one
+	child  childInfo       // what the markers record of the child
+	left   []int           // processes of the session that outlived padrun's end of it
+
+	// wmu orders the writes of the record, made once mu is released: wrote
+	// is the gen of the last one written, the largest once the record is
+	// removed, and an older one is never written after it.
+	wmu   sync.Mutex
+	wrote uint64
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
@@ -177,15 +197,15 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	s.cg.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
-	// The record may be another session's: touch it only once this run
-	// holds every file, so a refused run changes nothing.
-	if o.Record != "" {
-		f, err := openRecord(o.Record, r.files)
+	// The transcript may be another session's: touch it only once this
+	// run holds every file, so a refused run changes nothing.
+	if o.Transcript != "" {
+		f, err := openTranscript(o.Transcript, r.files)
 		if err != nil {
 			return Result{}, err
 		}
 		defer f.Close()
-		r.record = f
+		r.transcript = f
 	}
 	if err := s.register(ctx, r); err != nil {
 		return Result{}, err
@@ -211,7 +231,7 @@ func Run(o Options) (Result, error) {
 	s.greetingWatch(stopWatch)
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
-		Pty: o.Pty, Record: r.record, Cgroup: s.cg, Inherit: s.lockFds(),
+		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
 	})
 	if err != nil {
 		return Result{}, err
@@ -234,8 +254,9 @@ type run struct {
 	path   string // the command, found in PATH
 	ctlDir string // the companion's control folder, or ""
 	now    time.Time
-	env    []string  // the child's environment
-	record io.Writer // --record's file, once opened
+	env    []string // the child's environment
+	// transcript is --record's file, once opened.
+	transcript io.Writer
 	// untested is the warning that the harness's release is not a tested
 	// one, when it was given.
 	untested string
@@ -378,12 +399,17 @@ func (s *session) register(ctx context.Context, r *run) error {
 		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
 		Padrun: &registry.Padrun{
 			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
-			SessionFiles: r.files, Markers: markers(r.files),
 			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
 			PidNamespace: string(s.self.PidNamespace), TimeNamespace: string(s.self.TimeNamespace),
 		},
 	}
-	err := s.reg.Write(ctx, s.rec)
+	// Nothing else runs yet: the first record is written here, waiting, so
+	// that its refusal can end the run.
+	w := s.derive()
+	err := s.reg.Write(ctx, w.rec)
+	if err == nil {
+		s.wrote = w.gen
+	}
 	var taken *registry.TakenError
 	switch {
 	case errors.As(err, &taken) && s.o.Strict:
@@ -465,10 +491,10 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// openRecord opens the --record file, 0600, with openOutput's rules: an
-// existing one, the user's own, is truncated; this runs once the hold is
+// openTranscript opens the --record file, 0600, with openOutput's rules:
+// an existing one, the user's own, is truncated; this runs once the hold is
 // taken, so a refused run changes nothing.
-func openRecord(path string, guarded []string) (*os.File, error) {
+func openTranscript(path string, guarded []string) (*os.File, error) {
 	f, _, err := openOutput("--record", path, true, guarded)
 	return f, err
 }

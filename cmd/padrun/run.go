@@ -93,7 +93,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into "+harness.List(harness.Companions(), "or")+": session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
-	fs.StringVar(&f.Record, "record", "", "write the session's output to `FILE` too (0600)")
+	fs.StringVar(&f.Transcript, "record", "", "write the session's output to `FILE` too (0600)")
 	f.etcd.addFlags(fs)
 	f.logs.addFlags(fs)
 }
