@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -87,6 +88,12 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.inUseHeld(file); err != nil {
+		if rerr := l.Release(); rerr != nil {
+			s.o.Log.Warn().Err(rerr).Msg("release")
+		}
+		return err
+	}
 	if c := s.child; c.pid > 0 {
 		if err := l.SetChild(c.pid, c.token, c.pgid, c.sid); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
@@ -94,6 +101,9 @@ func (s *session) take(file, sessionID string) error {
 	}
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
+	if _, ok := harness.InUseLocks(file); ok {
+		s.inUseNotify.add(filepath.Dir(file))
+	}
 	if !slices.Contains(s.names, file) {
 		s.names = append(s.names, file)
 	}
@@ -234,6 +244,7 @@ func (s *session) cleanup() {
 		// leaves a marker naming no cgroup, never a cgroup no marker names.
 		s.tree.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
+	s.removeInUse() // while the files are held: no other run takes them meanwhile
 	s.release()
 	s.releaseEtcd()
 	if s.rec != nil {
