@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -95,22 +94,14 @@ func (n *inUseNotify) loop(found func(dir string)) {
 			return
 		}
 		seen := map[string]bool{}
-		for {
-			k, err := unix.Read(n.in, buf)
-			if err != nil || k <= 0 {
-				break
+		readEvents(n.in, buf, func(ev *unix.InotifyEvent, _ string) {
+			n.mu.Lock()
+			dir, ok := n.dirs[int(ev.Wd)]
+			n.mu.Unlock()
+			if ok {
+				seen[dir] = true
 			}
-			for off := 0; off+unix.SizeofInotifyEvent <= k; {
-				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-				off += unix.SizeofInotifyEvent + int(ev.Len)
-				n.mu.Lock()
-				dir, ok := n.dirs[int(ev.Wd)]
-				n.mu.Unlock()
-				if ok {
-					seen[dir] = true
-				}
-			}
-		}
+		})
 		for dir := range seen {
 			found(dir)
 		}

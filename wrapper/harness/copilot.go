@@ -203,8 +203,9 @@ func copilotInUse(file string) ([]InUseLock, bool) {
 	}
 	var out []InUseLock
 	for _, de := range des {
-		digits, ok := strings.CutPrefix(de.Name(), "inuse.")
-		if digits, ok = strings.CutSuffix(digits, ".lock"); !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		digits, pre := strings.CutPrefix(de.Name(), "inuse.")
+		digits, suf := strings.CutSuffix(digits, ".lock")
+		if !pre || !suf || digits == "" || strings.Trim(digits, "0123456789") != "" {
 			continue
 		}
 		pid, err := strconv.Atoi(digits)
