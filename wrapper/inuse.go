@@ -147,16 +147,19 @@ func (s *session) watchInUse(r *run) (stop func()) {
 			}
 		}
 	}
-	s.inUseNotify = startInUseNotify(func(string) {
+	n := startInUseNotify(func(string) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		learn()
 	})
-	for _, f := range r.files {
-		if _, ok := harness.InUseLocks(f); ok {
-			s.inUseNotify.add(filepath.Dir(f))
+	s.mu.Lock() // the folder watch may claim a new file meanwhile
+	s.inUseNotify = n
+	for _, l := range s.locks {
+		if _, ok := harness.InUseLocks(l.File); ok {
+			n.add(filepath.Dir(l.File))
 		}
 	}
+	s.mu.Unlock()
 	next, files := inUseFirst, -1
 	s.inUseWatch = &supervise.Job{Run: func(time.Time) time.Duration {
 		if !s.mu.TryLock() {
@@ -170,7 +173,7 @@ func (s *session) watchInUse(r *run) (stop func()) {
 		next = min(2*next, inUseEvery)
 		return next
 	}}
-	return s.inUseNotify.stop
+	return n.stop
 }
 
 // removeInUse removes the in-use locks the run's tree wrote whose writer
