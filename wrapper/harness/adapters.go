@@ -99,7 +99,7 @@ var adapters = []Adapter{
 			{"COPILOT_PKG_CACHE_HOME", "Copilot CLI's package cache, read before $COPILOT_CACHE_HOME"},
 			{"XDG_CACHE_HOME", "the cache folder (default ~/.cache), holding Copilot CLI's package cache"},
 			{"LOCALAPPDATA", "the cache folder on Windows, holding Copilot CLI's package cache"},
-			{"COPILOT_AUTO_UPDATE", "false: Copilot CLI runs the release of its npm package"},
+			{"COPILOT_AUTO_UPDATE", "turns Copilot CLI's auto-update off: its launcher runs its own release"},
 			{"COPILOT_CLI_DIST_DIR", "a Copilot CLI build its launcher runs instead"},
 		},
 		Sessions: Sessions{
