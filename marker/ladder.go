@@ -313,6 +313,13 @@ func wordHeartbeat(j Judgement, why string) string {
 
 // verdictOf runs the verdict ladder on h. Boot and machine ids are
 // compared normalised (ident.NormalizeID).
+// Local judges a process of this machine, namespace and boot that was
+// recorded with pid and its start token (empty when none was): rungs 5 to
+// 7, as for a marker's holder.
+func Local(pid int, token string) Judgement {
+	return verdictOf(Proc{ID: ident.ID{Pid: pid, StartToken: ident.Token(token)}}, ident.Self{}, time.Now())
+}
+
 func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
 	j, _ := judge(h, self, now)
 	return j

@@ -138,6 +138,10 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 		}
 		s.warnFS(l)
 		s.locks = append(s.locks, l)
+		if err := s.inUseHeld(f); err != nil {
+			s.release()
+			return err
+		}
 	}
 	// In the order of files, whichever was waited for: the record lists them so.
 	slices.SortFunc(s.locks, func(a, b *marker.Hold) int { return strings.Compare(a.File, b.File) })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -90,6 +91,12 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.inUseHeld(file); err != nil {
+		if rerr := l.Release(); rerr != nil {
+			s.o.Log.Warn().Err(rerr).Msg("release")
+		}
+		return err
+	}
 	if c := s.child; c.pid > 0 {
 		if err := l.SetChild(c.pid, c.token, c.pgid, c.sid); err != nil {
 			s.o.Log.Warn().Err(err).Msg("record child in marker")
@@ -97,6 +104,9 @@ func (s *session) take(file, sessionID string) error {
 	}
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
+	if _, ok := harness.InUseLocks(file); ok {
+		s.inUseNotify.add(filepath.Dir(file))
+	}
 	if !slices.Contains(s.names, file) {
 		s.names = append(s.names, file)
 	}
@@ -210,6 +220,7 @@ func (s *session) cleanup() {
 		// leaves a marker naming no cgroup, never a cgroup no marker names.
 		s.cg.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
+	s.removeInUse() // while the files are held: no other run takes them meanwhile
 	s.release()
 	rec := s.rec
 	s.rec = nil // the session has ended: nothing takes a file or changes the record now

@@ -129,8 +129,33 @@ func (w *watcher) loop(quit int) {
 }
 
 func (w *watcher) readInotify(buf []byte) {
+	readEvents(w.in, buf, func(ev *unix.InotifyEvent, name string) {
+		d, ok := w.dirs[int(ev.Wd)]
+		isDir := ev.Mask&unix.IN_ISDIR != 0
+		if !ok || name == "" || !d.matches(name, isDir) {
+			return
+		}
+		path := filepath.Join(d.dir, name)
+		switch {
+		case isDir:
+			if ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+				w.add(watched{d.w, path, d.level + 1}, time.Now())
+				w.found(watched{d.w, path, d.level + 1})
+			}
+		case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+			w.judge(path, true)
+		default:
+			w.judge(path, false)
+			w.ev.wrote(path)
+		}
+	})
+}
+
+// readEvents reads the inotify events queued on fd, each with its file's
+// name, until none is left.
+func readEvents(fd int, buf []byte, each func(ev *unix.InotifyEvent, name string)) {
 	for {
-		n, err := unix.Read(w.in, buf)
+		n, err := unix.Read(fd, buf)
 		if err != nil || n <= 0 {
 			return
 		}
@@ -138,24 +163,7 @@ func (w *watcher) readInotify(buf []byte) {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 			name := unix.ByteSliceToString(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)])
 			off += unix.SizeofInotifyEvent + int(ev.Len)
-			d, ok := w.dirs[int(ev.Wd)]
-			isDir := ev.Mask&unix.IN_ISDIR != 0
-			if !ok || name == "" || !d.matches(name, isDir) {
-				continue
-			}
-			path := filepath.Join(d.dir, name)
-			switch {
-			case isDir:
-				if ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
-					w.add(watched{d.w, path, d.level + 1}, time.Now())
-					w.found(watched{d.w, path, d.level + 1})
-				}
-			case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
-				w.judge(path, true)
-			default:
-				w.judge(path, false)
-				w.ev.wrote(path)
-			}
+			each(ev, name)
 		}
 	}
 }

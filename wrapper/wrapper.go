@@ -172,6 +172,12 @@ type session struct {
 	stopped error
 
 	greet *greeting // the companion asked for, until it greets; nil without one
+
+	// inUse are the harness's in-use locks the run's tree wrote (inuse.go),
+	// learned by inUseNotify and the job inUseWatch; nil when no file has them.
+	inUse       map[string]ownInUse
+	inUseNotify *inUseNotify
+	inUseWatch  *supervise.Job
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -229,6 +235,7 @@ func Run(o Options) (Result, error) {
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
 	s.greetingWatch(stopWatch)
+	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
 		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
@@ -447,6 +454,9 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	}
 	if s.etcd != nil {
 		jobs = append(jobs, s.fence(child))
+	}
+	if s.inUseWatch != nil {
+		jobs = append(jobs, *s.inUseWatch)
 	}
 	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
 	if s.etcd != nil {

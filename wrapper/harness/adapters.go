@@ -92,7 +92,16 @@ var adapters = []Adapter{
 	},
 	{
 		Name: "copilot", Agent: "copilot", read: copilot,
-		Env: []EnvVar{{"COPILOT_HOME", "Copilot CLI's folder (default ~/.copilot)"}},
+		Env: []EnvVar{
+			{"COPILOT_HOME", "Copilot CLI's folder (default ~/.copilot)"},
+			// Where copilot's launcher finds the release it runs (copilotrelease.go).
+			{"COPILOT_CACHE_HOME", "Copilot CLI's package cache, whose newest release its launcher runs"},
+			{"COPILOT_PKG_CACHE_HOME", "Copilot CLI's package cache, read before $COPILOT_CACHE_HOME"},
+			{"XDG_CACHE_HOME", "the cache folder (default ~/.cache), holding Copilot CLI's package cache"},
+			{"LOCALAPPDATA", "the cache folder on Windows, holding Copilot CLI's package cache"},
+			{"COPILOT_AUTO_UPDATE", "turns Copilot CLI's auto-update off: its launcher runs its own release"},
+			{"COPILOT_CLI_DIST_DIR", "a Copilot CLI build its launcher runs instead"},
+		},
 		Sessions: Sessions{
 			Folder:  "$COPILOT_HOME (else ~/.copilot)/session-state/<id>/",
 			Pattern: "events.jsonl", Depth: 1,
@@ -100,6 +109,13 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@github/copilot"},
 		Oldest:   "1.0.40", Newest: "1.0.102",
+		release: copilotRelease,
+		InUse:   copilotInUse,
+		// Its hooks run once copilot has opened the session: sessionStart's
+		// output cannot refuse, and userPromptSubmitted's block (1.0.102)
+		// comes after session.resume and hook.start are written or queued
+		// (copilot flushes its events 100 ms after the last, 1.0.40's app.js).
+		Unvetoed: "copilot's in-app /resume switches sessions before any hook padrun could refuse it from runs",
 	},
 	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -179,4 +180,44 @@ func copilotSessions(state string) []string {
 		}
 	}
 	return ids
+}
+
+// copilotInUse lists copilot's in-use locks of a session: each copilot that
+// opens session-state/<id>/ writes inuse.<PID>.lock there, holding its pid,
+// and removes it when it closes the session; another copilot only warns of
+// a live one ("This session may already be in use"). 1.0.40's app.js:
+//
+//	uRs="inuse.",dRs=".lock",mRs=/^inuse\.(\d+)\.lock$/
+//	Dbt(t){let e=pRs(t,process.pid); ... writeFile(e,`${process.pid}\n`)}
+//
+// 1.0.102 (its native runtime) writes the same lock, and beside it an
+// inuse.<PID>.hold that it flocks while the session is open.
+func copilotInUse(file string) ([]InUseLock, bool) {
+	dir := filepath.Dir(file)
+	if filepath.Base(file) != "events.jsonl" || filepath.Base(filepath.Dir(dir)) != "session-state" {
+		return nil, false
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true
+	}
+	var out []InUseLock
+	for _, de := range des {
+		digits, pre := strings.CutPrefix(de.Name(), "inuse.")
+		digits, suf := strings.CutSuffix(digits, ".lock")
+		if !pre || !suf || digits == "" || strings.Trim(digits, "0123456789") != "" {
+			continue
+		}
+		pid, err := strconv.Atoi(digits)
+		fi, ferr := de.Info()
+		if err != nil || pid <= 0 || ferr != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		l := InUseLock{Pid: pid, Path: filepath.Join(dir, de.Name()), Written: fi.ModTime()}
+		if hold := filepath.Join(dir, "inuse."+digits+".hold"); isFile(hold) {
+			l.Also = []string{hold}
+		}
+		out = append(out, l)
+	}
+	return out, true
 }

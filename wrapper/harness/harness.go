@@ -27,6 +27,10 @@
 //     whether it can cancel a switch, and when a run loads it;
 //   - Held, when the harness can go on from a held session without writing
 //     it (pi --fork): the hint of the refusal;
+//   - InUse, when the harness keeps in-use locks of its own beside a
+//     session file (copilot's inuse.<PID>.lock): how to list them;
+//   - release, when its launcher may run another release than its package
+//     (copilot's auto-update cache): how to read the one that runs;
 //   - testdata scripts in cmd/padrun/testdata/harness for both columns.
 package harness
 
@@ -131,6 +135,43 @@ type Adapter struct {
 	// Held is the refusal's hint for a held file (shell-quoted) of this
 	// harness: what reads it without writing it; nil when nothing does.
 	Held func(quotedFile string) string
+	// InUse lists the in-use locks the harness keeps beside a session file
+	// of its own to say which of its processes has it open; nil for any
+	// other file. A live one that padrun's run did not start is a foreign
+	// holder; the ones its own run left are removed once their writer is
+	// dead. Like HiddenMarkers, the rule is the file's.
+	InUse func(file string) (locks []InUseLock, ok bool)
+	// release is the release the harness's launcher will really run, read
+	// from where it looks (installed is the package's release; argv and env
+	// the run's); nil: the package's.
+	release func(installed string, argv []string, env Env) string
+}
+
+// InUseLock is an in-use lock a harness keeps beside a session file: the
+// pid of the process that wrote it, and when it was written.
+type InUseLock struct {
+	Harness string
+	Pid     int
+	Path    string    // the lock file
+	Also    []string  // files that go with it and are removed with it
+	Written time.Time // the lock file's mtime: its writer started before it
+}
+
+// InUseLocks lists the in-use locks beside file of the harness that keeps
+// them; ok says whether file is the session file of one that does.
+func InUseLocks(file string) (locks []InUseLock, ok bool) {
+	for _, a := range adapters {
+		if a.InUse == nil {
+			continue
+		}
+		if locks, ok := a.InUse(file); ok {
+			for i := range locks {
+				locks[i].Harness = a.Name
+			}
+			return locks, true
+		}
+	}
+	return nil, false
 }
 
 // EnvVar is a variable an adapter reads, and what it means.
@@ -220,6 +261,9 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 	}
 	if env.Version == "" {
 		env.Version = installedVersion(argv[0], env, ad.Packages)
+		if ad.release != nil && env.Version != "" {
+			env.Version = ad.release(env.Version, argv, env)
+		}
 	}
 	p := ad.read(slices.Clone(argv), env)
 	if p.Err != nil {

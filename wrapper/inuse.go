@@ -1,0 +1,203 @@
+package wrapper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/supervise"
+	"github.com/padrun/padrun/wrapper/harness"
+)
+
+// A harness may keep in-use locks of its own beside a session file
+// (copilot's inuse.<PID>.lock, harness.Adapter.InUse). It only warns of
+// them; padrun makes them count: a live writer that is not of the run's
+// own tree holds the file as a foreign session does, and the locks the
+// run's tree wrote are removed once their writer is dead, whether the
+// harness ended, was killed or padrun ended it.
+
+// ownInUse is an in-use lock the run's own tree wrote: its writer, proven
+// by its start token to be the same process when it is judged dead.
+type ownInUse struct {
+	file  string // the session file it is beside
+	pid   int
+	token string
+}
+
+// inUseSlack is how much later than its lock's mtime a writer may seem to
+// have started: start times are read to a clock tick, and a writer starts
+// long before it opens a session. A process that started later still is
+// not the writer: its pid was reused.
+const inUseSlack = time.Second
+
+// judgeInUse judges an in-use lock's writer, as padrun's identity judges a
+// holder: dead when its pid is gone, a zombie, or names a process that
+// started after the lock was written (the lock records no start token).
+func judgeInUse(l harness.InUseLock) marker.Judgement {
+	if j := marker.Local(l.Pid, ""); j.Verdict != ident.Alive {
+		return j
+	}
+	started, ok := startedAt(l.Pid)
+	switch {
+	case !ok:
+		return marker.Judgement{Verdict: ident.Alive, Reason: fmt.Sprintf("pid %d exists (unverified: its start time cannot be read)", l.Pid)}
+	case started.After(l.Written.Add(inUseSlack)):
+		return marker.Judgement{Verdict: ident.Dead, Reason: fmt.Sprintf("pid %d was reused: it started at %s, after its lock was written at %s",
+			l.Pid, started.Format("15:04:05.000"), l.Written.Format("15:04:05.000"))}
+	}
+	return marker.Judgement{Verdict: ident.Alive, Reason: fmt.Sprintf("pid %d started before its lock was written", l.Pid)}
+}
+
+// inUseRefusal is the refusal of file for the live (or unjudgeable)
+// writer of its harness's in-use lock l. A waiter polls: the writer's
+// going away ends it.
+func inUseRefusal(file string, l harness.InUseLock, j marker.Judgement) *marker.HeldError {
+	j.Reason = fmt.Sprintf("%s has the session open (its own in-use lock %s, which %s only warns of): %s",
+		ident.Name(l.Pid), filepath.Base(l.Path), l.Harness, j.Reason)
+	return &marker.HeldError{File: file, Kind: marker.HeldPolled, Judgement: j, Holder: &marker.Marker{
+		ID: ident.ID{Pid: l.Pid}, Tool: l.Harness, Harness: l.Harness, SessionFile: file, UID: -1,
+		CreatedAt: l.Written.UTC().Format(time.RFC3339Nano),
+	}}
+}
+
+// InUseHolder is the refusal of file when a live process holds one of
+// its harness's own in-use locks of it; nil when none does.
+func InUseHolder(file string) *marker.HeldError {
+	locks, _ := harness.InUseLocks(file)
+	for _, l := range locks {
+		if j := judgeInUse(l); j.Verdict != ident.Dead {
+			return inUseRefusal(file, l, j)
+		}
+	}
+	return nil
+}
+
+// inUseHeld is the refusal of a file the run has just taken when a live
+// process that is not of the run's own tree holds one of its harness's
+// in-use locks; the locks of the tree are recorded as the run's. The caller
+// holds s.mu, or runs before the child starts.
+func (s *session) inUseHeld(file string) error {
+	locks, _ := harness.InUseLocks(file)
+	for _, l := range locks {
+		if s.ownsInUse(file, l) {
+			continue
+		}
+		j := judgeInUse(l)
+		if j.Verdict != ident.Dead {
+			return inUseRefusal(file, l, j)
+		}
+	}
+	return nil
+}
+
+// ownsInUse records l as the run's when its writer, alive, is of the
+// run's own tree, and reports whether it is the run's.
+func (s *session) ownsInUse(file string, l harness.InUseLock) bool {
+	if o, ok := s.inUse[l.Path]; ok && o.pid == l.Pid {
+		return true
+	}
+	if !ofTree(l.Pid, s.self.Pid) {
+		return false
+	}
+	token, err := ident.StartToken(l.Pid)
+	if err != nil {
+		return false // gone meanwhile: no proof
+	}
+	if s.inUse == nil {
+		s.inUse = map[string]ownInUse{}
+	}
+	s.inUse[l.Path] = ownInUse{file: file, pid: l.Pid, token: token}
+	s.o.Log.Debug().Str("lock", l.Path).Int("pid", l.Pid).Msg("in-use lock of this run's tree")
+	return true
+}
+
+// inUseFirst and inUseEvery bound how often the run looks for in-use
+// locks its tree writes, beside the folder watch that sees them at once
+// where there is one: soon after the start or a new session file, then
+// every second (a harness writes one when it opens a session).
+const (
+	inUseFirst = 10 * time.Millisecond
+	inUseEvery = time.Second
+)
+
+// watchInUse learns the in-use locks the run's tree writes beside the
+// session files the run holds, so that cleanup can remove them: a watch of
+// their folders, and the job Supervise runs. Nothing when no file the run
+// may hold has them. Call stop before cleanup.
+func (s *session) watchInUse(r *run) (stop func()) {
+	a, _ := harness.Lookup(r.plan.Harness)
+	keeps := a.InUse != nil
+	for _, f := range r.files {
+		_, ok := harness.InUseLocks(f)
+		keeps = keeps || ok
+	}
+	if !keeps {
+		return func() {}
+	}
+	learn := func() {
+		for _, l := range s.locks {
+			locks, _ := harness.InUseLocks(l.File)
+			for _, il := range locks {
+				s.ownsInUse(l.File, il)
+			}
+		}
+	}
+	n := startInUseNotify(func(string) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		learn()
+	})
+	s.mu.Lock() // the folder watch may claim a new file meanwhile
+	s.inUseNotify = n
+	for _, l := range s.locks {
+		if _, ok := harness.InUseLocks(l.File); ok {
+			n.add(filepath.Dir(l.File))
+		}
+	}
+	s.mu.Unlock()
+	next, files := inUseFirst, -1
+	s.inUseWatch = &supervise.Job{Run: func(time.Time) time.Duration {
+		if !s.mu.TryLock() {
+			return busyRetry // a claim at work: see writeChild
+		}
+		defer s.mu.Unlock()
+		if len(s.locks) != files {
+			files, next = len(s.locks), inUseFirst // a new session: look again soon
+		}
+		learn()
+		next = min(2*next, inUseEvery)
+		return next
+	}}
+	return n.stop
+}
+
+// removeInUse removes the in-use locks the run's tree wrote whose writer
+// is dead; one whose writer lives on (it outlived the run's end of it) is
+// left to it. The caller holds s.mu.
+func (s *session) removeInUse() {
+	for path, o := range s.inUse {
+		if j := marker.Local(o.pid, o.token); j.Verdict != ident.Dead {
+			s.o.Log.Debug().Str("lock", path).Str("writer", j.Reason).Msg("in-use lock kept: its writer lives")
+			continue
+		}
+		// What goes with the lock is listed now: the harness may write it
+		// after the lock (copilot's .hold).
+		also := []string{path}
+		locks, _ := harness.InUseLocks(o.file)
+		for _, l := range locks {
+			if l.Path == path {
+				also = append(also, l.Also...)
+			}
+		}
+		for _, p := range also {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				s.o.Log.Warn().Err(err).Msg("remove an in-use lock the harness left")
+			}
+		}
+		delete(s.inUse, path)
+	}
+}

@@ -1,0 +1,122 @@
+package wrapper
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// startedAt is when pid started, by the wall clock: its start token
+// (clock ticks since boot, USER_HZ = 100 on every Linux) against the
+// uptime, both read in this time namespace.
+func startedAt(pid int) (time.Time, bool) {
+	now := time.Now()
+	token, err := ident.StartToken(pid)
+	if err != nil {
+		return time.Time{}, false
+	}
+	ticks, err := strconv.ParseInt(token, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return time.Time{}, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return time.Time{}, false
+	}
+	up, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return now.Add(-time.Duration(up*float64(time.Second)) + time.Duration(ticks)*10*time.Millisecond), true
+}
+
+// ofTree reports whether pid, alive, is of root's process tree.
+func ofTree(pid, root int) bool { return inTree(pid, root) == inside }
+
+// inUseNotify tells found, at once, of every file that appears in the
+// folders it watches: a harness's in-use lock is learned while its writer
+// lives, however soon that writer is killed.
+type inUseNotify struct {
+	in, quitR, quitW int
+	mu               sync.Mutex
+	dirs             map[int]string
+	done             chan struct{}
+}
+
+func startInUseNotify(found func(dir string)) *inUseNotify {
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil // the job's look every second stays
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(in)
+		return nil
+	}
+	n := &inUseNotify{in: in, quitR: p[0], quitW: p[1], dirs: map[int]string{}, done: make(chan struct{})}
+	go n.loop(found)
+	return n
+}
+
+// add watches dir; adding it again changes nothing.
+func (n *inUseNotify) add(dir string) {
+	if n == nil {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(n.in, dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR)
+	if err != nil {
+		return
+	}
+	n.mu.Lock()
+	n.dirs[wd] = dir
+	n.mu.Unlock()
+}
+
+func (n *inUseNotify) loop(found func(dir string)) {
+	defer close(n.done)
+	buf := make([]byte, 16<<10)
+	fds := []unix.PollFd{{Fd: int32(n.in), Events: unix.POLLIN}, {Fd: int32(n.quitR), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+			return
+		}
+		if fds[1].Revents != 0 {
+			return
+		}
+		seen := map[string]bool{}
+		readEvents(n.in, buf, func(ev *unix.InotifyEvent, _ string) {
+			n.mu.Lock()
+			dir, ok := n.dirs[int(ev.Wd)]
+			n.mu.Unlock()
+			if ok {
+				seen[dir] = true
+			}
+		})
+		for dir := range seen {
+			found(dir)
+		}
+	}
+}
+
+// stop ends the watch. It must not be called while found may wait for
+// what its caller holds.
+func (n *inUseNotify) stop() {
+	if n == nil {
+		return
+	}
+	unix.Write(n.quitW, []byte{0}) // Best effort: wakes the loop.
+	<-n.done
+	unix.Close(n.in)
+	unix.Close(n.quitR)
+	unix.Close(n.quitW)
+}
