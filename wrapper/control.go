@@ -172,6 +172,11 @@ func (s *session) handleControl(req controlRequest) controlReply {
 	if req.File == "" || !filepath.IsAbs(req.File) {
 		return controlReply{Result: "error", Error: "the file must be an absolute path"}
 	}
+	if req.Op == "claim" {
+		if err := sessionFolders(req.File); err != nil {
+			return controlReply{Result: "error", Error: err.Error()}
+		}
+	}
 	file, err := CanonicalFile(req.File)
 	if err != nil {
 		return controlReply{Result: "error", Error: err.Error()}

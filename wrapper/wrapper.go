@@ -331,6 +331,9 @@ func (s *session) resolve(r *run) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
+	if err := sessionFolders(append(slices.Clone(o.Guards), plan.Files...)...); err != nil {
+		return err
+	}
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {
 		return &UsageError{Err: err}

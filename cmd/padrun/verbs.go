@@ -17,6 +17,7 @@ import (
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 func init() {
@@ -158,13 +159,29 @@ func unlock(args []string, force bool, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// sessionArgs names a session of a database (opencode:ID, kilo:ID,
+// DB:ID) by its guard beside the database, and leaves other paths alone.
+func sessionArgs(args []string) []string {
+	home, _ := os.UserHomeDir() // Best effort: then HARNESS:ID names no database.
+	wd, _ := os.Getwd()         // Best effort: then CanonicalFile says why.
+	env := harness.Env{Getenv: os.Getenv, Home: home, Cwd: wd}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if g, ok := harness.SessionArg(a, env); ok {
+			out[i] = g
+		}
+	}
+	return out
+}
+
 // fileArgs makes the verb's file arguments canonical like the run's.
 func fileArgs(verb string, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, &wrapper.UsageError{Err: fmt.Errorf("%s: no file given", verb), Advice: "padrun " + verb + " FILE..."}
 	}
 	files := make([]string, 0, len(args))
-	for _, a := range args {
+	for _, a := range sessionArgs(args) {
 		f, err := wrapper.CanonicalFile(a)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", verb, err)
