@@ -3,19 +3,31 @@ package harness
 import (
 	_ "embed"
 	"path/filepath"
+	"slices"
 	"strings"
 )
+
+// controlJS opens every companion script: how it reaches padrun's control
+// socket.
+//
+//go:embed companion/control.js
+var controlJS []byte
 
 // piExtension is the companion padrun loads into pi (SPEC 4.5).
 //
 //go:embed companion/pi.js
-var piExtension []byte
+var piJS []byte
 
 // opencodePlugin is the companion padrun loads into opencode and kilo
 // (SPEC 4.7).
 //
 //go:embed companion/opencode.js
-var opencodePlugin []byte
+var opencodeJS []byte
+
+var (
+	piExtension    = slices.Concat(controlJS, []byte("\n"), piJS)
+	opencodePlugin = slices.Concat(controlJS, []byte("\n"), opencodeJS)
+)
 
 // adapters are the harnesses padrun knows, in the order people read them,
 // None last.

@@ -134,31 +134,43 @@ var (
 )
 
 type opencodeArgs struct {
-	command             string // "" for the TUI ($0)
-	sub                 string // session's subcommand
-	words               []string
-	cont, fork, pure    bool
-	info                bool
-	session, format     string
-	attach              string
-	contAt, sessionAt   int
-	hasSession, hasCont bool
+	command          string // "" for the TUI ($0)
+	sub              string // session's subcommand
+	words            []string
+	cont, fork, pure bool
+	info             bool
+	hasSession       bool
+	session, format  string
+	attach           string
+}
+
+// optionValue splits --name=value; a short option or a bare word is its
+// own name.
+func optionValue(arg string) (name, value string, hasValue bool) {
+	if strings.HasPrefix(arg, "--") {
+		return strings.Cut(arg, "=")
+	}
+	return arg, "", false
+}
+
+// yargsValue is the value of the option at argv[i], as yargs reads a
+// string option: the next word, unless it looks like an option. It returns
+// the index of the last word read.
+func yargsValue(argv []string, i int) (string, int) {
+	if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+		return argv[i+1], i + 1
+	}
+	return "", i
 }
 
 func parseOpencode(argv []string) opencodeArgs {
-	a := opencodeArgs{contAt: -1, sessionAt: -1}
-	for i := 1; i < len(argv); i++ {
+	var a opencodeArgs
+	for i := 1; i < len(argv) && argv[i] != "--"; i++ {
 		arg := argv[i]
-		if arg == "--" {
-			break
-		}
-		name, value, hasValue := arg, "", false
-		if strings.HasPrefix(arg, "--") {
-			name, value, hasValue = strings.Cut(arg, "=")
-		}
+		name, value, hasValue := optionValue(arg)
 		switch {
 		case name == "-c" || name == "--continue":
-			a.cont, a.hasCont, a.contAt = true, true, i
+			a.cont = true
 		case name == "--fork":
 			a.fork = true
 		case name == "--pure":
@@ -166,21 +178,21 @@ func parseOpencode(argv []string) opencodeArgs {
 		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
 			a.info = true
 		case opencodeValue[name]:
-			if !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-				i++
-				value = argv[i]
+			if !hasValue {
+				value, i = yargsValue(argv, i)
 			}
 			switch name {
 			case "-s", "--session":
-				a.session, a.hasSession, a.sessionAt = value, true, i
+				a.session, a.hasSession = value, true
 			case "--format":
 				a.format = value
 			case "--attach":
 				a.attach = value
 			}
 		case opencodeList[name]:
-			for !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
-				i++
+			for more := !hasValue; more; {
+				value, i = yargsValue(argv, i)
+				more = value != ""
 			}
 		case strings.HasPrefix(arg, "-"):
 		case len(a.words) == 0 && a.command == "":
