@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -276,7 +277,8 @@ func (h dbHarness) read(argv []string, env Env) Plan {
 	}
 	// The companion claims every session a turn is sent to, before the
 	// message is stored; without it, only a session named by -s is known.
-	noCompanion := env.NoCompanion || a.pure || truthy(env.Getenv(h.pure))
+	pure := a.pure || truthy(env.Getenv(h.pure)) // no external plugin loads
+	noCompanion := env.NoCompanion || pure
 	if noCompanion && p.Mode != ModeRPC {
 		switch {
 		case a.hasSession && !a.fork:
@@ -291,6 +293,9 @@ func (h dbHarness) read(argv []string, env Env) Plan {
 	}
 	if a.hasSession && !a.fork {
 		guard(a.session) // named by its id: held before the start
+	}
+	if pure {
+		return p
 	}
 	p.CompanionEnv = []string{"PADRUN_SESSIONS=" + GuardFolder(db)}
 	if a.command == "run" {
@@ -317,19 +322,14 @@ func truthy(v string) bool {
 	return v == "1" || v == "true"
 }
 
-// dbCompanionWanted: the companion loads into every run that may write a
-// session of a database: not help, listings, an attach to a server (which
-// writes its sessions in its own process), or an in-memory database.
+// companionWanted: the companion loads into every run that may write a
+// session of a database, which read gives the guards' folder: not help,
+// listings, an attach to a server (which writes its sessions in its own
+// process), an in-memory database, or a run without external plugins.
 func (h dbHarness) companionWanted(p Plan) bool {
-	if len(p.Argv) == 0 {
-		return false
-	}
-	a := parseOpencode(p.Argv)
-	switch {
-	case p.Mode == "", a.command == "attach", a.attach != "", a.command == "session", a.command == "import":
-		return false
-	}
-	return true
+	return len(p.Argv) > 0 && p.Mode != "" && slices.ContainsFunc(p.CompanionEnv, func(kv string) bool {
+		return strings.HasPrefix(kv, "PADRUN_SESSIONS=")
+	})
 }
 
 // companionEnv loads the companion at script into the harness: a plugin

@@ -217,3 +217,22 @@ func TestKilo_SameRulesOwnNames(t *testing.T) {
 		t.Errorf("kilo's companion env %q", env)
 	}
 }
+
+// TestOpencode_NoCompanionWhereItCannotClaim: an in-memory database (no
+// other process opens it) and --pure (no plugin loads) load no companion.
+func TestOpencode_NoCompanionWhereItCannotClaim(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		vars map[string]string
+	}{
+		{[]string{"opencode", "run", "-c", "x"}, map[string]string{"OPENCODE_DB": ":memory:"}},
+		{[]string{"opencode", "--pure", "run", "x"}, nil},
+		{[]string{"opencode", "serve"}, map[string]string{"OPENCODE_PURE": "true"}},
+	} {
+		p := opencode(c.argv, dbEnv(t, c.vars))
+		p.Harness = "opencode"
+		if Companion(p) != "" {
+			t.Errorf("%q %v: the companion loads", c.argv, c.vars)
+		}
+	}
+}
