@@ -126,6 +126,9 @@ type session struct {
 	reg   *registry.Registry
 	// parent is the outer session's pid (PAD_SESSION_PID), or 0.
 	parent int
+	// ctlDone is closed when the control socket stops: a claim that
+	// waits gives up then.
+	ctlDone <-chan struct{}
 
 	mu    sync.Mutex // guards what claims of new session files change
 	locks []*marker.Lock
@@ -194,7 +197,11 @@ func Run(o Options) (Result, error) {
 			return Result{}, err
 		}
 		defer ctl.stop() // before cleanup: no claim comes in while it runs
+		s.ctlDone = ctl.done
 		r.env = append(r.env, "PADRUN_CONTROL="+ctl.path)
+		if s.o.Wait > 0 {
+			r.env = append(r.env, fmt.Sprintf("PADRUN_WAIT=%d", int(s.o.Wait.Seconds()+0.999)))
+		}
 	}
 	if err := handOver(); err != nil {
 		return Result{}, err

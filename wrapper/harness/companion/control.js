@@ -23,7 +23,10 @@ function ask(req, background) {
       resolve(r);
     };
     const conn = net.createConnection(sock);
-    const timer = setTimeout(() => finish({ result: "error", error: "padrun did not answer within 30s" }), 30000);
+    // A claim that waits is answered within padrun's --wait ($PADRUN_WAIT).
+    const wait = req.wait ? Math.max(0, Number(process.env.PADRUN_WAIT) || 0) : 0;
+    const limit = 30 + Math.ceil(wait);
+    const timer = setTimeout(() => finish({ result: "error", error: "padrun did not answer within " + limit + "s" }), limit * 1000);
     if (background) {
       timer.unref();
       conn.unref();

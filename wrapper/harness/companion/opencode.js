@@ -37,7 +37,8 @@ export const PadrunCompanion = async () => {
       if (dir) {
         // run cannot go on without its session: padrun ends it at once.
         const stop = process.env.PADRUN_STOP === "1";
-        r = await ask({ op: "claim", file: path.join(dir, id), sessionId: id, stop });
+        // The turn waits for the answer: under --wait, padrun queues it.
+        r = await ask({ op: "claim", file: path.join(dir, id), sessionId: id, stop, wait: true });
       }
       if (r.result === "claimed") {
         claimed.add(id);
