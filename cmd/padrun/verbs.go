@@ -24,10 +24,10 @@ func init() {
 	verbs = []*verb{
 		{name: "status", args: "FILE...", max: -1, setup: setupStatus,
 			short:   "say whether session files are free, and who holds them",
-			summary: "Says for each FILE whether it is free, held, stale or unknown, who holds it, and the verdict's reasons. It never takes the lock. Exit 0 when every file could be taken now, 75 otherwise."},
+			summary: "Says for each FILE whether it is free, held, stale or unknown, who holds it, and the verdict's reasons. It never takes the lock. A session of a database is named HARNESS:ID (opencode:ses_..., kilo:ses_...) or DB:ID. Exit 0 when every file could be taken now, 75 otherwise."},
 		{name: "unlock", args: "FILE...", max: -1, setup: setupUnlock,
 			short:   "remove stale markers",
-			summary: "Removes the stale marker of each FILE; never an alive one, an unknown one only with --force. Exit 0 when every file is free afterwards, 75 when a marker was kept, 125 on errors."},
+			summary: "Removes the stale marker of each FILE (or HARNESS:ID, DB:ID, as status); never an alive one, an unknown one only with --force. Exit 0 when every file is free afterwards, 75 when a marker was kept, 125 on errors."},
 		{name: "ls", max: 0, setup: setupLs,
 			short:   "list the registry's sessions",
 			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
