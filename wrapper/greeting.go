@@ -63,10 +63,12 @@ func (s *session) armGreeting(r *run) {
 	if wait <= 0 {
 		wait = DefaultGreeting
 	}
-	interactive := r.plan.Mode == harness.ModeInteractive
 	a, _ := harness.Lookup(r.companion)
+	// No file shows a database harness's session: its clock starts with
+	// the child, whose plugins load as it starts, before any screen.
+	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
 	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
-		interactive: interactive, deferWarn: interactive && isTerminal(s.o.Stderr), database: a.Sessions.Database}
+		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database}
 }
 
 // greetingWatch names how to stop the fallback watch.
