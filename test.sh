@@ -18,10 +18,15 @@ cd "$(dirname "$0")"
 # --session-file; copilot 1.0.40 has --session-id and its inuse locks; qwen
 # 0.21.2 has --fork-session but, like every qwen since 0.21, needs Node 22:
 # HARNESS:node@VERSION gives one harness a Node.js of its own in a column.
+# kilo 7.7.9's wrapper @kilocode/cli is not on the registry, only its
+# platform packages: HARNESS:platform@PKG@VERSION installs PKG-linux-<arch>
+# at VERSION alone and links the column's .bin/HARNESS to its bin/HARNESS.
 oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0
-  @google/gemini-cli@0.43.0 @qwen-code/qwen-code@0.21.2 qwen:node@22.23.5 @github/copilot@1.0.40)
+  @google/gemini-cli@0.43.0 @qwen-code/qwen-code@0.21.2 qwen:node@22.23.5 @github/copilot@1.0.40
+  opencode-ai@1.17.19 @kilocode/cli@7.7.7)
 newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
-  @google/gemini-cli@0.61.0 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102)
+  @google/gemini-cli@0.61.0 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102
+  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9)
 
 if ! command -v npm >/dev/null; then
   echo "test.sh: the tests need npm, to install the pinned harnesses and their Node.js" >&2
@@ -40,7 +45,7 @@ fi
 install() {
   local column=$1 dir=.cache/harness/$1
   shift
-  local pkgs=() nodes=() arch
+  local pkgs=() nodes=() links=() arch spec pins
   case "$(uname -m)" in
   x86_64) arch=x64 ;;
   aarch64 | arm64) arch=arm64 ;;
@@ -50,13 +55,19 @@ install() {
     case "$p" in
     node@*) pkgs+=("node-linux-$arch@${p#node@}") ;;
     *:node@*) nodes+=("${p%%:*}" "node-linux-$arch@${p#*:node@}") ;;
+    *:platform@*)
+      spec=${p#*:platform@}
+      pkgs+=("${spec%@*}-linux-$arch@${spec##*@}")
+      links+=("${p%%:*}" "${spec%@*}-linux-$arch")
+      ;;
     *) pkgs+=("$p") ;;
     esac
   done
-  if [ "$(cat "$dir/.pins" 2>/dev/null)" = "${pkgs[*]} ${nodes[*]}" ] && [ -x "$dir/node_modules/.bin/node" ]; then
+  pins="${pkgs[*]} ${nodes[*]} ${links[*]}"
+  if [ "$(cat "$dir/.pins" 2>/dev/null)" = "$pins" ] && [ -x "$dir/node_modules/.bin/node" ]; then
     return
   fi
-  echo "test.sh: installing the $column column: ${pkgs[*]} ${nodes[*]}" >&2
+  echo "test.sh: installing the $column column: $pins" >&2
   rm -rf "$dir"
   mkdir -p "$dir"
   npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --engine-strict=false "${pkgs[@]}"
@@ -69,11 +80,14 @@ install() {
     printf '#!/bin/sh\nd=$(dirname "$0")\nexec "$d/../../%s-node/node_modules/.bin/node" "$d/%s" "$@"\n' "$h" "$target" >"$dir/node_modules/.bin/$h"
     chmod +x "$dir/node_modules/.bin/$h"
   done
+  for ((i = 0; i < ${#links[@]}; i += 2)); do
+    ln -sfn "../${links[i + 1]}/bin/${links[i]}" "$dir/node_modules/.bin/${links[i]}"
+  done
   if [ -x "$dir/node_modules/.bin/copilot" ]; then
     (cd "$dir" && HOME=$PWD COPILOT_HOME=$PWD/copilot-home COPILOT_CACHE_HOME=$PWD/copilot-cache \
       COPILOT_AUTO_UPDATE=false PATH="$PWD/node_modules/.bin:$PATH" copilot --version >/dev/null)
   fi
-  echo "${pkgs[*]} ${nodes[*]}" >"$dir/.pins"
+  echo "$pins" >"$dir/.pins"
 }
 install oldest "${oldest[@]}" &
 old=$!
@@ -91,6 +105,7 @@ command -v groff >/dev/null || missing+=(groff-base) # TestManPage renders padru
 command -v strace >/dev/null || missing+=(strace) # kills padrun mid-publish: TestScripts/temps
 command -v etcd >/dev/null || missing+=(etcd-server) # a three-member cluster: TestEtcd_*
 command -v etcdctl >/dev/null || missing+=(etcd-client)
+command -v sqlite3 >/dev/null || missing+=(sqlite3) # reads opencode's and kilo's session databases
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=
   [ "$(id -u)" = 0 ] || sudo=sudo

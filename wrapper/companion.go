@@ -50,7 +50,7 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		return "", nil
 	}
 	dir, err := controlDir(s.o.Env.RuntimeDir)
-	var load harness.Load
+	load := harness.Load{Getenv: s.o.Env.Getenv}
 	if err == nil && c.Script != nil {
 		load.Script, err = writeCompanion(dir, c.ScriptName, c.Script)
 	}
@@ -62,11 +62,13 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 	}
 	if err == nil {
 		argv, ok := c.Argv(plan.Argv, load)
-		if !ok {
+		env, envOK := c.Env(load)
+		if !ok || !envOK {
 			s.o.Log.Warn().Msg(c.Conflict + ", so session switches inside " + name + " are unguarded")
 			return "", nil
 		}
 		plan.Argv = argv
+		plan.CompanionEnv = append(plan.CompanionEnv, env...)
 	}
 	if err != nil {
 		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/padrun/padrun/marker"
 )
@@ -40,6 +41,10 @@ type controlRequest struct {
 	// Switch: the file replaces the harness's current session file, which
 	// is released once the claim is granted (claude's /clear, /resume).
 	Switch bool `json:"switch,omitempty"`
+	// Wait: the harness waits for the answer, so a held file is waited
+	// for up to --wait, as padrun waits for the files it names itself
+	// (opencode's turn, which waits before it stores anything).
+	Wait bool `json:"wait,omitempty"`
 }
 
 // controlReply is padrun's answer to one request.
@@ -67,6 +72,8 @@ type control struct {
 	mu    sync.Mutex
 	conns map[net.Conn]bool
 	wg    sync.WaitGroup
+	done  chan struct{} // closed by stop, before it waits for the handlers
+	once  sync.Once
 }
 
 // startControl creates the control socket in dir and serves it until stop
@@ -90,7 +97,7 @@ func startControl(dir string, pid int, handle func(controlRequest) controlReply)
 		os.Remove(path) // Best effort.
 		return nil, fmt.Errorf("wrapper: control socket %s: %w", path, err)
 	}
-	c := &control{path: path, ln: ln, conns: map[net.Conn]bool{}}
+	c := &control{path: path, ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
 	c.wg.Add(1)
 	go c.serve(handle)
 	return c, nil
@@ -148,6 +155,7 @@ func (c *control) talk(conn net.Conn, handle func(controlRequest) controlReply) 
 // stop closes the socket and every connection, waits for their handlers,
 // and removes the socket file.
 func (c *control) stop() {
+	c.once.Do(func() { close(c.done) }) // stop may be called again
 	c.ln.Close()
 	c.mu.Lock()
 	for conn := range c.conns {
@@ -172,9 +180,17 @@ func (s *session) handleControl(req controlRequest) controlReply {
 	if req.File == "" || !filepath.IsAbs(req.File) {
 		return controlReply{Result: "error", Error: "the file must be an absolute path"}
 	}
+	if req.Op == "claim" {
+		if err := sessionFolders(req.File); err != nil {
+			return controlReply{Result: "error", Error: err.Error()}
+		}
+	}
 	file, err := CanonicalFile(req.File)
 	if err != nil {
 		return controlReply{Result: "error", Error: err.Error()}
+	}
+	if req.Op == "claim" && req.Wait && s.o.Wait > 0 {
+		s.waitFree(file)
 	}
 	s.mu.Lock()
 	defer s.unlock()
@@ -186,6 +202,9 @@ func (s *session) handleControl(req controlRequest) controlReply {
 		return controlReply{Result: "released"}
 	}
 	err = s.take(file, req.SessionID)
+	if held := (*marker.HeldError)(nil); errors.As(err, &held) && req.Wait && s.o.Wait > 0 && held.Kind.Waitable() {
+		err = &WaitedError{HeldError: held, Waited: s.o.Wait}
+	}
 	if err != nil && req.Stop {
 		s.stopHarness(err)
 	}
@@ -224,5 +243,28 @@ func (s *session) stopHarness(why error) {
 	}
 	if s.kill != nil {
 		s.kill()
+	}
+}
+
+// waitFree waits, up to --wait, until file could be taken: a companion's
+// claim that asked to wait, as the run's own acquire waits, saying once
+// who holds it. It holds nothing meanwhile; the claim follows it.
+func (s *session) waitFree(file string) {
+	deadline := time.Now().Add(s.o.Wait)
+	said := false
+	for time.Now().Before(deadline) {
+		st := marker.Inspect(file, s.self, time.Now())
+		if st.Free() || st.Holder != nil && st.Holder.Pid == s.self.Pid {
+			return
+		}
+		if !said && s.o.OnWait != nil {
+			s.o.OnWait(&marker.HeldError{File: file, Holder: st.Holder, Kind: marker.HeldPolled})
+		}
+		said = true
+		select {
+		case <-time.After(pollEvery):
+		case <-s.ctlDone:
+			return // the run ends: the claim is refused
+		}
 	}
 }

@@ -23,22 +23,32 @@ func controlDir(runtimeDir string) (string, error) {
 	if filepath.IsAbs(runtimeDir) {
 		dir = filepath.Join(runtimeDir, "padrun")
 	}
+	if err := ownFolder(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// ownFolder creates dir 0700 when it is missing, and accepts it only as
+// the user's own real folder that nobody else can write: anything else is
+// refused, never repaired.
+func ownFolder(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", fmt.Errorf("wrapper: create %s: %w", dir, err)
+		return fmt.Errorf("wrapper: create %s: %w", dir, err)
 	}
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
-		return "", fmt.Errorf("wrapper: stat %s: %w", dir, err)
+		return fmt.Errorf("wrapper: stat %s: %w", dir, err)
 	}
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
-		return "", fmt.Errorf("wrapper: %s is not a folder (a symlink?): padrun will not use it", dir)
+		return fmt.Errorf("wrapper: %s is not a folder (a symlink?): padrun will not use it", dir)
 	case int(st.Uid) != os.Getuid():
-		return "", fmt.Errorf("wrapper: %s belongs to uid %d, not to you: padrun will not use it", dir, st.Uid)
+		return fmt.Errorf("wrapper: %s belongs to uid %d, not to you: padrun will not use it", dir, st.Uid)
 	case st.Mode&0o077 != 0:
-		return "", fmt.Errorf("wrapper: %s has mode %04o: others may change it, padrun will not use it", dir, st.Mode&0o777)
+		return fmt.Errorf("wrapper: %s has mode %04o: others may change it, padrun will not use it", dir, st.Mode&0o777)
 	}
-	return dir, nil
+	return nil
 }
 
 // checkPeer accepts only a peer that runs as padrun's own uid.

@@ -40,6 +40,7 @@ type greeting struct {
 	wait        time.Duration // the clock
 	interactive bool          // the clock waits for the first claimed file
 	deferWarn   bool          // say it once the harness's screen is gone
+	database    bool          // sessions are rows of a database: no folder watch
 
 	muted atomic.Bool // the watch's unowned files are the companion's business now
 
@@ -62,10 +63,12 @@ func (s *session) armGreeting(r *run) {
 	if wait <= 0 {
 		wait = DefaultGreeting
 	}
-	interactive := r.plan.Mode == harness.ModeInteractive
 	a, _ := harness.Lookup(r.companion)
+	// No file shows a database harness's session: its clock starts with
+	// the child, whose plugins load as it starts, before any screen.
+	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
 	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
-		interactive: interactive, deferWarn: interactive && isTerminal(s.o.Stderr)}
+		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database}
 }
 
 // greetingWatch names how to stop the fallback watch.
@@ -192,6 +195,9 @@ func (s *session) neverGreeted(what string, running bool) {
 		return
 	}
 	msg := why + ": session switches inside " + g.harness + " are unguarded; its new session files are claimed by the folder watch"
+	if g.database {
+		msg = why + ": the sessions " + g.harness + " picks or makes itself (-c, new ones) are unguarded"
+	}
 	if g.deferWarn {
 		g.later = msg
 		return

@@ -131,6 +131,9 @@ type session struct {
 	reg   *registry.Registry
 	// parent is the outer session's pid (PAD_SESSION_PID), or 0.
 	parent int
+	// ctlDone is closed when the control socket stops: a claim that
+	// waits gives up then.
+	ctlDone <-chan struct{}
 
 	// mu guards the state that the control handlers, the folder watch, the
 	// follower and the supervisor's jobs change: locks, rec, latest, child,
@@ -222,7 +225,11 @@ func Run(o Options) (Result, error) {
 			return Result{}, err
 		}
 		defer ctl.stop() // before cleanup: no claim comes in while it runs
+		s.ctlDone = ctl.done
 		r.env = append(r.env, "PADRUN_CONTROL="+ctl.path)
+		if s.o.Wait > 0 {
+			r.env = append(r.env, fmt.Sprintf("PADRUN_WAIT=%d", int(s.o.Wait.Seconds()+0.999)))
+		}
 	}
 	if err := handOver(); err != nil {
 		return Result{}, err
@@ -360,6 +367,9 @@ func (s *session) resolve(r *run) error {
 	})
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	if err := sessionFolders(append(slices.Clone(o.Guards), plan.Files...)...); err != nil {
+		return err
 	}
 	files, err := guardedFiles(o.Guards, plan.Files)
 	if err != nil {

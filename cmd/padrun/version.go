@@ -30,10 +30,10 @@ func versionText() string {
 	b.WriteString(versionLine() + "\ntested with (oldest supported to newest):\n")
 	for _, tv := range harness.TestedVersions() {
 		if tv.Oldest == tv.Newest {
-			fmt.Fprintf(&b, "  %-7s %s\n", tv.Harness, tv.Newest)
+			fmt.Fprintf(&b, "  %-8s %s\n", tv.Harness, tv.Newest)
 			continue
 		}
-		fmt.Fprintf(&b, "  %-7s %s to %s\n", tv.Harness, tv.Oldest, tv.Newest)
+		fmt.Fprintf(&b, "  %-8s %s to %s\n", tv.Harness, tv.Oldest, tv.Newest)
 	}
 	return b.String()
 }

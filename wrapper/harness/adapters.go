@@ -2,12 +2,32 @@ package harness
 
 import (
 	_ "embed"
+	"path/filepath"
+	"slices"
+	"strings"
 )
+
+// controlJS opens every companion script: how it reaches padrun's control
+// socket.
+//
+//go:embed companion/control.js
+var controlJS []byte
 
 // piExtension is the companion padrun loads into pi (SPEC 4.5).
 //
 //go:embed companion/pi.js
-var piExtension []byte
+var piJS []byte
+
+// opencodePlugin is the companion padrun loads into opencode and kilo
+// (SPEC 4.7).
+//
+//go:embed companion/opencode.js
+var opencodeJS []byte
+
+var (
+	piExtension    = slices.Concat(controlJS, []byte("\n"), piJS)
+	opencodePlugin = slices.Concat(controlJS, []byte("\n"), opencodeJS)
+)
 
 // adapters are the harnesses padrun knows, in the order people read them,
 // None last.
@@ -117,7 +137,41 @@ var adapters = []Adapter{
 		// (copilot flushes its events 100 ms after the last, 1.0.40's app.js).
 		Unvetoed: "copilot's in-app /resume switches sessions before any hook padrun could refuse it from runs",
 	},
+	dbAdapter(opencodeNames, "opencode", []string{"opencode-ai"}, "1.17.19", "1.18.33"),
+	dbAdapter(kiloNames, "kilo", []string{"@kilocode/cli", "@kilocode/cli-linux-x64"}, "7.7.7", "7.7.9"),
 	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
 	},
+}
+
+// dbAdapter is opencode's adapter under h's names: kilo is opencode's fork.
+func dbAdapter(h dbHarness, agent string, packages []string, oldest, newest string) Adapter {
+	return Adapter{
+		Name: h.name, Agent: agent, read: h.read,
+		Env: []EnvVar{
+			{h.dbVar, h.name + "'s session database (default $XDG_DATA_HOME/" + h.name + "/" + h.dbName + ")"},
+			{h.content, h.name + "'s inline config, to which padrun adds its plugin"},
+			{h.pure, h.name + " without external plugins: its companion cannot load"},
+			{"XDG_DATA_HOME", "the data folder of opencode and kilo (default ~/.local/share)"},
+		},
+		Sessions: Sessions{
+			Folder:   "sessions are rows of $" + h.dbVar + " (else $XDG_DATA_HOME/" + h.name + "/" + h.dbName + "); padrun holds each in <dbdir>/." + h.dbName + ".padrun/<id>",
+			Pattern:  "ses_*",
+			Ranking:  "-c: the project's first root session, in " + h.name + "'s database: claimed by the companion when the turn starts",
+			Database: true,
+		},
+		Packages: packages,
+		Oldest:   oldest, Newest: newest,
+		Companion: &CompanionSpec{
+			LoadedBy: "$" + h.content, CanCancel: true,
+			Script: opencodePlugin, ScriptName: h.name + "-companion",
+			load:     func(argv []string, _ Load) ([]string, bool) { return argv, true },
+			env:      h.companionEnv,
+			wanted:   h.companionWanted,
+			Conflict: h.name + " is given $" + h.content + " that is not a JSON object padrun can add its plugin to",
+		},
+		Held: func(f string) string {
+			return "fork it instead (" + h.name + " run --fork -s " + strings.TrimRight(filepath.Base(f), "'") + " ...)"
+		},
+	}
 }

@@ -26,19 +26,35 @@ type CompanionSpec struct {
 	// companion (claude's own --settings).
 	Conflict string
 	load     func(argv []string, l Load) ([]string, bool)
-	wanted   func(p Plan) bool // whether this run loads it
+	// env, when set, loads it by the child's environment too (opencode's
+	// inline config); ok is false as for load.
+	env    func(l Load) ([]string, bool)
+	wanted func(p Plan) bool // whether this run loads it
 }
 
 // Load is what loads a companion: the script's path, once written, and the
 // hook's shell command.
 type Load struct {
 	Script, Hook string
+	Getenv       func(string) string // the environment the child inherits
 }
 
 // Argv returns argv with the companion loaded; ok is false when the
 // companion cannot be loaded into it (see Conflict).
 func (c *CompanionSpec) Argv(argv []string, l Load) (out []string, ok bool) {
 	return c.load(argv, l)
+}
+
+// Env returns the variables that load the companion, beside Argv's; ok is
+// false when the companion cannot be loaded so (see Conflict).
+func (c *CompanionSpec) Env(l Load) (env []string, ok bool) {
+	if c.env == nil {
+		return nil, true
+	}
+	if l.Getenv == nil {
+		l.Getenv = func(string) string { return "" }
+	}
+	return c.env(l)
 }
 
 // Companion names the harness whose companion a run loads (SPEC 4.5);

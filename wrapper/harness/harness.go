@@ -184,6 +184,10 @@ type Sessions struct {
 	Pattern string // a session file's name, as read's Watch matches it
 	Depth   int    // folders below the session folder (codex keeps YYYY/MM/DD)
 	Ranking string // how the harness picks its latest session
+	// Database: the sessions are rows of one database (SPEC 4.7), held by
+	// guards that Pattern names; no folder shows a new one, which the
+	// companion claims.
+	Database bool
 }
 
 func init() {

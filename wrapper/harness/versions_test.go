@@ -24,7 +24,12 @@ func TestVersions_MatchTestSh(t *testing.T) {
 		pins[column] = map[string]string{}
 		for _, p := range strings.Fields(string(m[1])) {
 			at := strings.LastIndex(p, "@")
-			pins[column][p[:at]] = p[at+1:]
+			pkg := p[:at]
+			// HARNESS:platform@PKG@VERSION: PKG's platform package alone.
+			if _, wrapper, ok := strings.Cut(pkg, ":platform@"); ok {
+				pkg = wrapper
+			}
+			pins[column][pkg] = p[at+1:]
 		}
 	}
 	tested := TestedVersions()

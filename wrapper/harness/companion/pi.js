@@ -7,8 +7,6 @@
 // to claim the file. Held by another session: the switch is cancelled and
 // padrun's refusal is shown. padrun unreachable: the switch is cancelled too.
 // Otherwise it changes nothing of pi's prompts, output or exit status.
-import * as net from "node:net";
-import * as path from "node:path";
 
 const REFUSED = 75; // padrun's exit status for a refusal
 
@@ -17,48 +15,6 @@ const REFUSED = 75; // padrun's exit status for a refusal
 // instead, and it is set once the session is held. Not for pi's children.
 let sessionName = process.env.PADRUN_PI_NAME;
 delete process.env.PADRUN_PI_NAME;
-
-// ask sends one request to padrun and resolves with its answer. A request
-// in the background keeps no run of pi alive.
-function ask(req, background) {
-  return new Promise((resolve) => {
-    const sock = process.env.PADRUN_CONTROL;
-    const pid = process.env.PAD_SESSION_PID;
-    if (!sock || !pid || path.basename(sock) !== pid + ".sock") {
-      resolve({ result: "error", error: "no control socket of this padrun session (PADRUN_CONTROL, PAD_SESSION_PID)" });
-      return;
-    }
-    let buf = "";
-    let done = false;
-    const finish = (r) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      conn.destroy();
-      resolve(r);
-    };
-    const conn = net.createConnection(sock);
-    const timer = setTimeout(() => finish({ result: "error", error: "padrun did not answer within 30s" }), 30000);
-    if (background) {
-      timer.unref();
-      conn.unref();
-    }
-    conn.setEncoding("utf8");
-    conn.on("connect", () => conn.write(JSON.stringify(req) + "\n"));
-    conn.on("data", (d) => {
-      buf += d;
-      const nl = buf.indexOf("\n");
-      if (nl < 0) return;
-      try {
-        finish(JSON.parse(buf.slice(0, nl)));
-      } catch (e) {
-        finish({ result: "error", error: "bad answer from padrun: " + e.message });
-      }
-    });
-    conn.on("error", (e) => finish({ result: "error", error: "cannot reach padrun at " + sock + ": " + e.message }));
-    conn.on("close", () => finish({ result: "error", error: "padrun closed the control socket" }));
-  });
-}
 
 // lines is what to say about a claim that was not granted.
 function lines(r, what) {
