@@ -88,6 +88,10 @@ func TestNoBypass_Environment(t *testing.T) {
 		// pi 1.x's -r --name, handed to the companion to set once the pick
 		// is held; removed from what the child inherits otherwise.
 		"PADRUN_PI_NAME": true,
+		// opencode's and kilo's companion: the folder of its session guards,
+		// whether a refused claim ends the run, and --wait for its claims.
+		// Set for the child only; an outer run's are dropped.
+		"PADRUN_SESSIONS": true, "PADRUN_STOP": true, "PADRUN_WAIT": true,
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}
@@ -99,7 +103,7 @@ func TestNoBypass_Environment(t *testing.T) {
 			allowed[v.Name] = true
 		}
 	}
-	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX|GEMINI|QWEN|COPILOT)_[A-Z_]+|PATH|HOME)[="]`)
+	names := regexp.MustCompile(`"((?:PAD|PADRUN|PI|CLAUDE|CODEX|GEMINI|QWEN|COPILOT|OPENCODE|KILO)_[A-Z_]+|PATH|HOME)[="]`)
 	reads := regexp.MustCompile(`(Getenv|LookupEnv)\(([^)]*)\)`)
 	for path, src := range sources(t) {
 		for _, m := range names.FindAllStringSubmatch(src, -1) {
@@ -109,7 +113,7 @@ func TestNoBypass_Environment(t *testing.T) {
 		}
 		for _, m := range reads.FindAllStringSubmatch(src, -1) {
 			arg := strings.TrimSpace(m[2])
-			if arg == "k" || arg == "key" || arg == "key string" || arg == "EnvDir" || arg == "env" {
+			if arg == "k" || arg == "key" || arg == "key string" || arg == "EnvDir" || arg == "env" || strings.HasPrefix(arg, "h.") {
 				continue // the adapters' and logs' own lookups, of names checked above
 			}
 			if name := strings.Trim(arg, `"`); !allowed[name] {
