@@ -327,9 +327,10 @@ func qwenProject(dir string) string {
 }
 
 // qwenHookSettings is the system defaults file that loads padrun's hook
-// into qwen: at SessionStart, which qwen fires for every session it opens
-// (startup, -c, -r, the picker, /resume, /clear) before it writes to the
-// session's file, and at UserPromptSubmit, before a turn is recorded, so
+// into qwen: at SessionStart, which qwen awaits in startChat for every
+// session it opens (qwen 0.24.4 chunk-DPEB6S2R.js: startup, resume, clear)
+// before it writes to the session's file (qwen_companion: -r ID and the
+// TUI's /resume), and at UserPromptSubmit, before a turn is recorded, so
 // that a session qwen reached without a SessionStart (/branch) is claimed
 // before it is appended to. qwen 0.24.4 reads the system defaults' hooks
 // always (LoadedSettings.getSystemHooks); 0.21.2 only through its merged
