@@ -15,12 +15,13 @@ import (
 )
 
 // writeCompanion puts a companion into dir, the user's own 0700 folder,
-// named by padrun's version and its content, and returns its path. An
+// named by padrun's version and its content (name-VERSION-HASH.ext), and
+// returns its path. An
 // identical file there is reused; anything else under that name (another
 // content, a symlink) is replaced by a rename, never written through.
-func writeCompanion(dir, name string, b []byte) (string, error) {
+func writeCompanion(dir, name, ext string, b []byte) (string, error) {
 	sum := sha256.Sum256(b)
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.js", name, Version, hex.EncodeToString(sum[:8])))
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s%s", name, Version, hex.EncodeToString(sum[:8]), ext))
 	if old, _, err := safefile.ReadBounded(path, 1<<20); err == nil && bytes.Equal(old, b) {
 		return path, nil
 	}
@@ -49,15 +50,25 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
+	if c.Occupied(s.o.Env.Getenv) {
+		s.o.Log.Warn().Msg(c.Conflict + ", so session switches inside " + name + " are unguarded")
+		return "", nil
+	}
 	dir, err := controlDir(s.o.Env.RuntimeDir)
 	load := harness.Load{Getenv: s.o.Env.Getenv}
 	if err == nil && c.Script != nil {
-		load.Script, err = writeCompanion(dir, c.ScriptName, c.Script)
+		load.Script, err = writeCompanion(dir, c.ScriptName, ".js", c.Script)
 	}
 	if err == nil && c.Hook != "" {
 		var self string
 		if self, err = selfPath(); err == nil {
 			load.Hook = harness.ShellQuote(self) + " " + c.Hook
+		}
+	}
+	if env, b := c.Settings(load.Hook); err == nil && env != "" {
+		var path string
+		if path, err = writeCompanion(dir, name+"-settings", ".json", b); err == nil {
+			plan.CompanionEnv = append(plan.CompanionEnv, env+"="+path)
 		}
 	}
 	if err == nil {

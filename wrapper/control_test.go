@@ -208,7 +208,7 @@ func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
 	dir := testControlDir(t)
 	pi, _ := harness.Lookup("pi")
 	piCompanion := pi.Companion.Script
-	p, err := writeCompanion(dir, "pi-companion", piCompanion)
+	p, err := writeCompanion(dir, "pi-companion", ".js", piCompanion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
 	os.WriteFile(victim, []byte("keep"), 0o600)
 	os.Remove(p)
 	os.Symlink(victim, p)
-	if p2, err := writeCompanion(dir, "pi-companion", piCompanion); err != nil || p2 != p {
+	if p2, err := writeCompanion(dir, "pi-companion", ".js", piCompanion); err != nil || p2 != p {
 		t.Fatalf("rewrite: %q %v", p2, err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
@@ -230,7 +230,7 @@ func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
 		t.Errorf("companion content differs")
 	}
 	// Another content gets another name.
-	if p3, _ := writeCompanion(dir, "pi-companion", []byte("other")); p3 == p {
+	if p3, _ := writeCompanion(dir, "pi-companion", ".js", []byte("other")); p3 == p {
 		t.Errorf("another content has the same name %s", p3)
 	}
 }
@@ -300,7 +300,7 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	hook := func(file string) (int, string) {
 		var stderr strings.Builder
 		in := `{"session_id":"` + uuid.NewString() + `","transcript_path":"` + file + `","hook_event_name":"SessionStart","source":"clear"}`
-		return ClaudeHook(strings.NewReader(in), &stderr, env), stderr.String()
+		return Hook("claude", strings.NewReader(in), &stderr, env), stderr.String()
 	}
 	if code, out := hook(first); code != 0 || out != "" {
 		t.Fatalf("claim: exit %d, stderr %q", code, out)

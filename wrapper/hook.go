@@ -12,14 +12,15 @@ import (
 	"time"
 )
 
-// ClaudeHook is claude's SessionStart hook (SPEC 4.5), run by claude as
-// `padrun companion claude-hook`: it asks the padrun of this session to
-// claim the transcript claude is about to write. It prints nothing when
-// granted, so claude's context is unchanged. Refused: padrun ends claude
-// before it writes and exits with the refusal. padrun unreachable: the hook
-// ends claude itself. env is the hook's environment (ReadEnv). It returns
-// the hook's exit status.
-func ClaudeHook(stdin io.Reader, stderr io.Writer, env Env) int {
+// Hook is the session hook of a harness with claude-style hooks (SPEC
+// 4.5): claude's SessionStart, qwen's SessionStart and UserPromptSubmit,
+// run by the harness as `padrun companion HARNESS-hook`. It asks the padrun
+// of this session to claim the transcript the harness is about to write. It
+// prints nothing when granted, so the harness's context is unchanged.
+// Refused: padrun ends the harness before it writes and exits with the
+// refusal. padrun unreachable: the hook ends the harness itself. It returns
+// the hook's exit status. env is the hook's environment (ReadEnv).
+func Hook(name string, stdin io.Reader, stderr io.Writer, env Env) int {
 	var in struct {
 		SessionID  string `json:"session_id"`
 		Transcript string `json:"transcript_path"`
@@ -37,9 +38,9 @@ func ClaudeHook(stdin io.Reader, stderr io.Writer, env Env) int {
 		reply, err = askControl(env, controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "padrun: claude hook: %v\n", err)
-		fmt.Fprintln(stderr, "padrun: hint: padrun fails closed and ends claude; run claude under padrun, or with padrun --no-companion")
-		endHarness(env) // padrun cannot: end claude before it writes
+		fmt.Fprintf(stderr, "padrun: %s hook: %v\n", name, err)
+		fmt.Fprintf(stderr, "padrun: hint: padrun fails closed and ends %s; run %s under padrun, or with padrun --no-companion\n", name, name)
+		endHarness(env) // padrun cannot: end the harness before it writes
 		return 2
 	}
 	switch reply.Result {
@@ -50,7 +51,7 @@ func ClaudeHook(stdin io.Reader, stderr io.Writer, env Env) int {
 			fmt.Fprintln(stderr, l)
 		}
 	default:
-		fmt.Fprintf(stderr, "padrun: claude hook: %s\n", reply.Error)
+		fmt.Fprintf(stderr, "padrun: %s hook: %s\n", name, reply.Error)
 	}
 	return 2
 }

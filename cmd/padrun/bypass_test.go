@@ -92,6 +92,10 @@ func TestNoBypass_Environment(t *testing.T) {
 		// whether a refused claim ends the run, and --wait for its claims.
 		// Set for the child only; an outer run's are dropped.
 		"PADRUN_SESSIONS": true, "PADRUN_STOP": true, "PADRUN_WAIT": true,
+		// qwen's system defaults file, where padrun puts its companion's
+		// hooks; one of the user's own is kept, and the companion is then off
+		// with a warning (the outer guard still holds).
+		"QWEN_CODE_SYSTEM_DEFAULTS_PATH": true, "QWEN_CODE_SYSTEM_SETTINGS_PATH": true,
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}

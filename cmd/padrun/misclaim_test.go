@@ -20,17 +20,22 @@ import (
 
 var misclaimRounds = flag.Int("misclaim-rounds", 20, "rounds of the misclaim race with the real harnesses")
 
-// misclaim pi SOURCE | misclaim codex OTHERDIR runs the race of a folder
+// misclaim pi SOURCE | misclaim codex OTHERDIR | misclaim qwen runs the race of a folder
 // watcher against another run's new session file, -misclaim-rounds times.
 // pi: a padrun whose pi runs in the project while a second padrun forks
 // SOURCE there; the fork's file is never claimed by the first, and it is
 // claimed by the second when padrun can see writers' pids (root). codex: a
 // wrapped codex runs in the script's folder while another codex, unwrapped
 // or wrapped, starts a session in OTHERDIR; its rollout is never claimed by
-// the first.
+// the first. qwen: a padrun whose qwen runs in the project without its
+// companion, so that its folder watch claims, while another qwen, unwrapped
+// or wrapped, starts a session in the same project; that session is never
+// claimed by the first (at most 4 rounds: qwen takes seconds to start).
 func cmdMisclaim(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: misclaim pi SOURCE | misclaim codex OTHERDIR")
+		if len(args) != 1 || args[0] != "qwen" || neg {
+			ts.Fatalf("usage: misclaim pi SOURCE | misclaim codex OTHERDIR | misclaim qwen")
+		}
 	}
 	for k := range *misclaimRounds {
 		switch args[0] {
@@ -38,6 +43,10 @@ func cmdMisclaim(ts *testscript.TestScript, neg bool, args []string) {
 			misclaimPi(ts, k, ts.MkAbs(args[1]))
 		case "codex":
 			misclaimCodex(ts, k, ts.MkAbs(args[1]))
+		case "qwen":
+			if k < 4 {
+				misclaimQwen(ts, k)
+			}
 		default:
 			ts.Fatalf("misclaim: unknown harness %s", args[0])
 		}
@@ -102,6 +111,44 @@ func misclaimCodex(ts *testscript.TestScript, k int, other string) {
 		if strings.Contains(line, "claimed new session file") && strings.Contains(line, filepath.Base(rollout)) {
 			ts.Fatalf("round %d: the wrapped codex claimed another project's rollout:\n%s", k, line)
 		}
+	}
+}
+
+func misclaimQwen(ts *testscript.TestScript, k int) {
+	projects := filepath.Join(ts.Getenv("QWEN_HOME"), "projects")
+	tag := fmt.Sprintf("misclaim-qwen-%d", k)
+	a := startProc(ts, []string{"PADRUN_LOG_LEVEL=debug", "padrun", "--no-companion", "--", "qwen", "-p", "WAITFOR:" + tag})
+	waitModel(ts, a, tag)
+	wrap := ""
+	if k%2 == 1 {
+		wrap = "padrun -- " // odd rounds: the other qwen is wrapped too
+	}
+	b := startProc(ts, []string{"PADRUN_LOG_LEVEL=info", "sh", "-c", "exec " + wrap + "qwen -p 'other " + tag + "'"})
+	bErr := finish(ts, b, "0")
+	var other string
+	for _, p := range listTree(projects) {
+		if strings.HasSuffix(p, ".jsonl") && strings.Contains(ts.ReadFile(p), "other "+tag) {
+			other = p
+		}
+	}
+	if other == "" {
+		ts.Fatalf("round %d: the other qwen left no session file", k)
+	}
+	if _, err := os.Stat(other + ".live.json"); err == nil {
+		ts.Fatalf("round %d: the other qwen's session %s is held after it ended: %s", k, other, ts.ReadFile(other+".live.json"))
+	}
+	if wrap != "" && !strings.Contains(bErr, "claimed") && os.Geteuid() == 0 {
+		ts.Fatalf("round %d: the other padrun did not claim its session %s:\n%s", k, other, bErr)
+	}
+	ts.Check(os.Mkdir(filepath.Join(ts.Getenv("WORK"), tag), 0o700))
+	aErr := finish(ts, a, "0")
+	for _, line := range strings.Split(aErr, "\n") {
+		if strings.Contains(line, "claimed new session file") && strings.Contains(line, filepath.Base(other)) {
+			ts.Fatalf("round %d: the watching padrun claimed the other qwen's session:\n%s", k, line)
+		}
+	}
+	if !strings.Contains(aErr, "claimed new session file") && os.Geteuid() == 0 {
+		ts.Fatalf("round %d: the watching padrun did not claim its own session:\n%s", k, aErr)
 	}
 }
 

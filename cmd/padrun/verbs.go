@@ -45,23 +45,34 @@ func init() {
 			short:   "print a completion script for bash, zsh or fish",
 			summary: "Prints a completion script for SHELL: bash, zsh or fish. Load it with: source <(padrun completion bash), padrun completion fish | source, or in ~/.zshrc: source <(padrun completion zsh)."},
 		// companion is run by a harness's companion, not by people: claude's
-		// hooks run `padrun companion claude-hook`.
-		{name: "companion", args: "claude-hook", min: 1, max: 1, hidden: true, setup: setupCompanion,
-			summary: "Runs a companion's side inside the harness: claude's hooks run padrun companion claude-hook, with the hook's JSON on stdin."},
+		// and qwen's hooks run `padrun companion claude-hook|qwen-hook`.
+		{name: "companion", args: "claude-hook|qwen-hook", min: 1, max: 1, hidden: true, setup: setupCompanion,
+			summary: "Runs a companion's side inside the harness: claude's and qwen's hooks run padrun companion claude-hook or qwen-hook, with the hook's JSON on stdin."},
 	}
 }
 
 func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	return func(args []string, _, stderr io.Writer) error {
-		if args[0] != "claude-hook" {
+		name := hookHarness(args[0])
+		if name == "" {
 			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", args[0]),
-				Advice: "padrun companion claude-hook (run by claude's hooks, reading the hook's JSON on stdin)"}
+				Advice: "padrun companion claude-hook|qwen-hook (run by the harness's hooks, reading the hook's JSON on stdin)"}
 		}
-		if code := wrapper.ClaudeHook(os.Stdin, stderr, wrapper.ReadEnv()); code != 0 {
-			return exitStatus(code) // claude reads the hook's status: 2 blocks
+		if code := wrapper.Hook(name, os.Stdin, stderr, wrapper.ReadEnv()); code != 0 {
+			return exitStatus(code) // the harness reads the hook's status: 2 blocks
 		}
 		return nil
 	}
+}
+
+// hookHarness is the harness whose hooks run `padrun companion side`, or "".
+func hookHarness(side string) string {
+	for _, h := range harness.Companions() {
+		if a, _ := harness.Lookup(h); a.Companion.Hook == "companion "+side {
+			return h
+		}
+	}
+	return ""
 }
 
 func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {

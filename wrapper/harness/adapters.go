@@ -109,6 +109,18 @@ var adapters = []Adapter{
 		},
 		Packages: []string{"@qwen-code/qwen-code"},
 		Oldest:   "0.21.2", Newest: "0.24.4",
+		Companion: &CompanionSpec{
+			// qwen has no flag for settings: its system defaults file,
+			// the lowest of its scopes, carries padrun's hooks, which it
+			// adds to the user's. SessionStart cannot cancel: a refused
+			// claim ends qwen.
+			LoadedBy: "QWEN_CODE_SYSTEM_DEFAULTS_PATH", Hook: "companion qwen-hook",
+			SettingsEnv: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+			settings:    qwenHookSettings, occupied: qwenDefaultsOccupied,
+			load:     func(argv []string, _ Load) ([]string, bool) { return argv, true },
+			wanted:   func(p Plan) bool { return p.Mode != "" },
+			Conflict: "qwen has a system defaults file of its own (QWEN_CODE_SYSTEM_DEFAULTS_PATH): padrun cannot add its hooks",
+		},
 	},
 	{
 		Name: "copilot", Agent: "copilot", read: copilot,

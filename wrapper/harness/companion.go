@@ -23,13 +23,39 @@ type CompanionSpec struct {
 	// the harness's hooks run.
 	Hook string
 	// Conflict is the warning when argv leaves no room to load the
-	// companion (claude's own --settings).
+	// companion (claude's own --settings), or the settings file it would
+	// take the place of exists (qwen's system defaults).
 	Conflict string
+	// SettingsEnv, when set, is the variable that names a settings file of
+	// the harness's own: padrun writes settings(hook) into its control
+	// folder as HARNESS-settings-VERSION-HASH.json and points the variable
+	// at it.
+	SettingsEnv string
+	settings    func(hook string) []byte
+	// occupied reports whether the settings file SettingsEnv would replace
+	// exists (getenv is the child's environment): then the companion does
+	// not load, and padrun says Conflict.
+	occupied func(getenv func(string) string) bool
 	load     func(argv []string, l Load) ([]string, bool)
 	// env, when set, loads it by the child's environment too (opencode's
 	// inline config); ok is false as for load.
 	env    func(l Load) ([]string, bool)
 	wanted func(p Plan) bool // whether this run loads it
+}
+
+// Settings returns the settings file that loads the hook command hook, and
+// the variable that names it; "" when the harness takes no such file.
+func (c *CompanionSpec) Settings(hook string) (env string, b []byte) {
+	if c.settings == nil {
+		return "", nil
+	}
+	return c.SettingsEnv, c.settings(hook)
+}
+
+// Occupied reports whether the settings file the companion would take the
+// place of exists, so that loading it would hide the user's.
+func (c *CompanionSpec) Occupied(getenv func(string) string) bool {
+	return c.occupied != nil && c.occupied(getenv)
 }
 
 // Load is what loads a companion: the script's path, once written, and the
@@ -101,9 +127,18 @@ func WithClaudeCompanion(argv []string, hookCmd string) (out []string, ok bool) 
 			return argv, false
 		}
 	}
-	hook := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": hookCmd}}}}
-	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": hook}})
-	return slices.Concat(argv[:1], []string{"--settings", string(b)}, argv[1:]), true
+	return slices.Concat(argv[:1], []string{"--settings", string(hookSettings(hookCmd, "SessionStart"))}, argv[1:]), true
+}
+
+// hookSettings is a settings object, in claude's hooks schema (which qwen
+// shares), that runs hookCmd at each of events.
+func hookSettings(hookCmd string, events ...string) []byte {
+	hooks := map[string]any{}
+	for _, e := range events {
+		hooks[e] = []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": hookCmd}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": hooks})
+	return b
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it.

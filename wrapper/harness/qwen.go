@@ -325,3 +325,42 @@ func qwenProject(dir string) string {
 	}
 	return dir
 }
+
+// qwenHookSettings is the system defaults file that loads padrun's hook
+// into qwen: at SessionStart, which qwen awaits in startChat for every
+// session it opens (qwen 0.24.4 chunk-DPEB6S2R.js: startup, resume, clear)
+// before it writes to the session's file (qwen_companion: -r ID and the
+// TUI's /resume), and at UserPromptSubmit, before a turn is recorded, so
+// that a session qwen reached without a SessionStart (/branch) is claimed
+// before it is appended to. qwen 0.24.4 reads the system defaults' hooks
+// always (LoadedSettings.getSystemHooks); 0.21.2 only through its merged
+// settings, when the user's settings.json has no hooks of its own
+// (loadCliConfig: userHooks ?? settings.hooks): then the companion never
+// greets, and padrun says so.
+func qwenHookSettings(hook string) []byte {
+	return hookSettings(hook, "SessionStart", "UserPromptSubmit")
+}
+
+// qwenDefaultsOccupied reports whether qwen has a system defaults file
+// that padrun's would hide (getSystemDefaultsPath, storage-paths-lite.ts):
+// $QWEN_CODE_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside the
+// system settings.
+func qwenDefaultsOccupied(getenv func(string) string) bool {
+	path := getenv("QWEN_CODE_SYSTEM_DEFAULTS_PATH")
+	if path == "" {
+		settings := getenv("QWEN_CODE_SYSTEM_SETTINGS_PATH")
+		if settings == "" {
+			switch runtime.GOOS {
+			case "darwin":
+				settings = "/Library/Application Support/QwenCode/settings.json"
+			case "windows":
+				settings = `C:\ProgramData\qwen-code\settings.json`
+			default:
+				settings = "/etc/qwen-code/settings.json"
+			}
+		}
+		path = filepath.Join(filepath.Dir(settings), "system-defaults.json")
+	}
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -162,5 +163,47 @@ func TestQwen_Folder(t *testing.T) {
 	os.WriteFile(filepath.Join(env.Home, ".qwen", "settings.json"), []byte(`{"advanced":{"runtimeOutputDir":"/x"}}`), 0o600)
 	if got := dirOf(); got[:8] != "unknown:" {
 		t.Errorf("runtimeOutputDir in settings: %s, want unknown", got)
+	}
+}
+
+// TestQwenCompanion_DefaultsFile_NeverOverTheUsersOwn: padrun's hooks go
+// into a system defaults file of qwen's (SessionStart and UserPromptSubmit,
+// claude's schema), and only when qwen has none that they would hide: the
+// one $QWEN_CODE_SYSTEM_DEFAULTS_PATH names, else system-defaults.json
+// beside $QWEN_CODE_SYSTEM_SETTINGS_PATH.
+func TestQwenCompanion_DefaultsFile_NeverOverTheUsersOwn(t *testing.T) {
+	a, _ := Lookup("qwen")
+	c := a.Companion
+	env, b := c.Settings("'/bin/padrun' companion qwen-hook")
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal(b, &s); env != "QWEN_CODE_SYSTEM_DEFAULTS_PATH" || err != nil {
+		t.Fatalf("settings %s for %s: %v", b, env, err)
+	}
+	for _, e := range []string{"SessionStart", "UserPromptSubmit"} {
+		if h := s.Hooks[e]; len(h) != 1 || len(h[0].Hooks) != 1 || h[0].Hooks[0].Command != "'/bin/padrun' companion qwen-hook" {
+			t.Errorf("%s: %+v", e, h)
+		}
+	}
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "system-defaults.json")
+	vars := map[string]string{}
+	getenv := func(k string) string { return vars[k] }
+	vars["QWEN_CODE_SYSTEM_DEFAULTS_PATH"] = mine
+	if c.Occupied(getenv) {
+		t.Errorf("occupied by %s, which does not exist", mine)
+	}
+	if err := os.WriteFile(mine, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Occupied(getenv) {
+		t.Errorf("not occupied by %s", mine)
+	}
+	vars = map[string]string{"QWEN_CODE_SYSTEM_SETTINGS_PATH": filepath.Join(dir, "settings.json")}
+	if !c.Occupied(getenv) {
+		t.Errorf("not occupied by system-defaults.json beside the system settings")
 	}
 }
