@@ -445,17 +445,19 @@ func readJSON(ts *testscript.TestScript, path string) map[string]any {
 	return m
 }
 
-// waitgrep FILE PATTERN polls FILE until a line matches PATTERN, for at most 30 seconds.
+// waitgrep FILE PATTERN polls FILE until a line matches PATTERN, for at
+// most two minutes: kilo spends some 10 s of CPU before its first model
+// call, which on a loaded machine comes after more than 30 s.
 func cmdWaitgrep(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: waitgrep FILE PATTERN")
 	}
 	re, err := regexp.Compile("(?m)" + args[1])
 	ts.Check(err)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
 			return
 		}
 	}
-	ts.Fatalf("no line of %s matched %s within 30s", args[0], args[1])
+	ts.Fatalf("no line of %s matched %s within two minutes", args[0], args[1])
 }
