@@ -124,8 +124,10 @@ var waitForms = map[string]waitForm{
 	"file": {"FILE", 1, 30 * time.Second, false, waitFile},
 	// gone FILE: FILE no longer exists.
 	"gone": {"FILE", 1, time.Minute, false, waitGone},
-	// grep FILE PATTERN: a line of FILE matches PATTERN.
-	"grep": {"FILE PATTERN", 2, 30 * time.Second, false, waitGrep},
+	// grep FILE PATTERN: a line of FILE matches PATTERN. Two minutes: kilo
+	// spends some 10 s of CPU before its first model call, which on a
+	// loaded machine comes after more than 30 s.
+	"grep": {"FILE PATTERN", 2, 2 * time.Minute, false, waitGrep},
 	// touch FILE: FILE's mtime moves past what it is now, the file not replaced.
 	"touch": {"FILE", 1, 10 * time.Second, false, waitTouch},
 	// [!] pane SOCKET TARGET PATTERN: a tmux pane's text matches PATTERN (negated: stops matching).

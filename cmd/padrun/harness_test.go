@@ -126,52 +126,48 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	m, err := startFakeModel(work, filepath.Join(work, "model.log"))
 	ts.Check(err)
 	ts.Defer(m.Close)
+	env, err := fakeModelEnv(m, work, ts.Getenv("HOME"), ts.Getenv("HARNESS_DIR"))
+	ts.Check(err)
+	env["PATH"] = ts.Getenv("HARNESS_BIN") + string(filepath.ListSeparator) + ts.Getenv("PATH")
+	for k, v := range env {
+		setenv(ts, k, v)
+	}
+}
+
+// fakeModelEnv writes every harness's configuration for the fake model m
+// into work (and home, which it makes) and returns the environment that
+// points them at it; harnessDir is the column's folder.
+func fakeModelEnv(m *fakeModel, work, home, harnessDir string) (map[string]string, error) {
 	agent := filepath.Join(work, "pi-agent")
 	codexHome := filepath.Join(work, "codex-home")
 	geminiDir := filepath.Join(work, "gemini-home", ".gemini")
 	qwenHome := filepath.Join(work, "qwen-home")
+	ocConfig := filepath.Join(work, "opencode-config", "opencode.json")
 	for _, d := range []string{agent, codexHome, filepath.Join(work, "claude-config"), geminiDir, qwenHome, filepath.Join(work, "copilot-home"),
-		ts.Getenv("HOME")} { // qwen and gemini fail in a home that does not exist
-		ts.Check(os.MkdirAll(d, 0o700))
+		filepath.Dir(ocConfig), home} { // qwen and gemini fail in a home that does not exist
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
 	}
 	models := `{"providers":{"fake":{"baseUrl":"` + m.URL + `/v1","api":"openai-completions","apiKey":"fake-key","compat":{"supportsDeveloperRole":false,"supportsReasoningEffort":false},"models":[{"id":"fake-model","contextWindow":128000,"maxTokens":4096}]}}}`
 	settings := `{"defaultProvider":"fake","defaultModel":"fake-model","quietStartup":true,"enableInstallTelemetry":false,"retry":{"enabled":false}}`
 	codexConfig := fmt.Sprintf("model = \"fake-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"%s/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\n", m.URL)
-	ts.Check(os.WriteFile(filepath.Join(agent, "models.json"), []byte(models), 0o600))
-	ts.Check(os.WriteFile(filepath.Join(agent, "settings.json"), []byte(settings), 0o600))
-	ts.Check(os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig), 0o600))
 	// gemini: an API key with GOOGLE_GEMINI_BASE_URL (the "gateway" auth
 	// that the URL alone selects is refused in print mode); no telemetry,
 	// no update check.
 	geminiSettings := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}`
-	ts.Check(os.WriteFile(filepath.Join(geminiDir, "settings.json"), []byte(geminiSettings), 0o600))
 	qwenSettings := `{"security":{"auth":{"selectedType":"openai"}},"model":{"name":"fake-model"},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}`
-	ts.Check(os.WriteFile(filepath.Join(qwenHome, "settings.json"), []byte(qwenSettings), 0o600))
-	// opencode and kilo: no models.dev fetch, no update check, no share, no
-	// LSP download; kilo's own API (its model list) and the npm registry
-	// that opencode installs @opencode-ai/plugin from into its config
-	// folder both point at the fake server, which refuses them: nothing
-	// leaves the machine.
-	home := ts.Getenv("HOME")
-	ocConfig := filepath.Join(work, "opencode-config", "opencode.json")
-	ts.Check(os.MkdirAll(filepath.Dir(ocConfig), 0o700))
 	oc := `{"$schema":"https://opencode.ai/config.json","provider":{"fake":{"npm":"@ai-sdk/openai-compatible","name":"Fake","options":{"baseURL":"` + m.URL + `/v1","apiKey":"fake-key"},"models":{"fake-model":{"name":"fake-model"}}}},"model":"fake/fake-model","small_model":"fake/fake-model","autoupdate":false,"share":"disabled"}`
-	ts.Check(os.WriteFile(ocConfig, []byte(oc), 0o600))
-	for _, p := range []string{"OPENCODE", "KILO"} {
-		setenv(ts, p+"_CONFIG", ocConfig)
-		for _, flag := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_SHARE", "DISABLE_LSP_DOWNLOAD"} {
-			setenv(ts, p+"_"+flag, "1")
+	for path, content := range map[string]string{
+		filepath.Join(agent, "models.json"): models, filepath.Join(agent, "settings.json"): settings,
+		filepath.Join(codexHome, "config.toml"): codexConfig, filepath.Join(geminiDir, "settings.json"): geminiSettings,
+		filepath.Join(qwenHome, "settings.json"): qwenSettings, ocConfig: oc,
+	} {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			return nil, err
 		}
 	}
-	for k, v := range map[string]string{
-		"KILO_API_URL": m.URL, "KILO_TELEMETRY_LEVEL": "off", "KILO_DISABLE_SESSION_INGEST": "1", "KILO_DISABLE_PRESENCE": "1",
-		"KILO_DISABLE_CODEBASE_INDEXING": "1", "NPM_CONFIG_REGISTRY": m.URL + "/npm/",
-		"XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state"),
-	} {
-		setenv(ts, k, v)
-	}
-	for k, v := range map[string]string{
+	env := map[string]string{
 		"MODEL_URL": m.URL, "PI_CODING_AGENT_DIR": agent, "PI_OFFLINE": "1", "PI_TELEMETRY": "0",
 		"ANTHROPIC_BASE_URL": m.URL, "ANTHROPIC_API_KEY": "sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_TELEMETRY": "1", "CLAUDE_CONFIG_DIR": filepath.Join(work, "claude-config"),
@@ -179,11 +175,24 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 		"GEMINI_CLI_HOME": filepath.Dir(geminiDir), "GOOGLE_GEMINI_BASE_URL": m.URL, "GEMINI_API_KEY": "fake",
 		"GEMINI_CLI_TRUST_WORKSPACE": "true", "QWEN_HOME": qwenHome, "OPENAI_BASE_URL": m.URL + "/v1", "OPENAI_API_KEY": "fake", "OPENAI_MODEL": "fake-model",
 		"COPILOT_HOME": filepath.Join(work, "copilot-home"), "COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": m.URL + "/v1",
-		"COPILOT_MODEL": "fake-model", "COPILOT_AUTO_UPDATE": "false",
-		"COPILOT_CACHE_HOME": filepath.Join(ts.Getenv("HARNESS_DIR"), "copilot-cache"), "PATH": ts.Getenv("HARNESS_BIN") + string(filepath.ListSeparator) + ts.Getenv("PATH"),
-	} {
-		setenv(ts, k, v)
+		"COPILOT_MODEL": "fake-model", "COPILOT_AUTO_UPDATE": "false", "COPILOT_CACHE_HOME": filepath.Join(harnessDir, "copilot-cache"),
+		// opencode and kilo: no models.dev fetch, no update check, no
+		// share, no LSP download; kilo's own API (its model list) and the
+		// npm registry that opencode installs @opencode-ai/plugin from into
+		// its config folder both point at the fake server, which refuses
+		// them: nothing leaves the machine.
+		"KILO_API_URL": m.URL, "KILO_TELEMETRY_LEVEL": "off", "KILO_DISABLE_SESSION_INGEST": "1", "KILO_DISABLE_PRESENCE": "1",
+		"KILO_DISABLE_CODEBASE_INDEXING": "1", "NPM_CONFIG_REGISTRY": m.URL + "/npm/",
+		"XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state"),
 	}
+	for _, p := range []string{"OPENCODE", "KILO"} {
+		env[p+"_CONFIG"] = ocConfig
+		for _, flag := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_SHARE", "DISABLE_LSP_DOWNLOAD"} {
+			env[p+"_"+flag] = "1"
+		}
+	}
+	return env, nil
 }
 
 // driveRPC is a client of pi's RPC mode: it sends one prompt, copies every

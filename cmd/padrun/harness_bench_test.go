@@ -1,0 +1,105 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkHarnessPrint measures `padrun -- HARNESS -p` against the bare
+// harness, each harness of the newest column against the fake model
+// server, the two run alternately: the medians, their ratio, and the bare
+// harness's own spread from run to run (its 25th to 75th percentile), which
+// the ratio is to be read against. pi and claude are for reference.
+// go test -run '^$' -bench HarnessPrint -benchtime 1x -rounds 10
+func BenchmarkHarnessPrint(b *testing.B) {
+	padrun := buildPadrun(b)
+	c := newestColumn()
+	for _, h := range []struct {
+		name string
+		argv []string
+	}{
+		{"gemini", []string{"gemini", "-p", "hello"}},
+		{"qwen", []string{"qwen", "-p", "hello"}},
+		{"copilot", []string{"copilot", "-p", "hello"}},
+		{"opencode", []string{"opencode", "run", "hello"}},
+		{"kilo", []string{"kilo", "run", "hello"}},
+		{"pi", []string{"pi", "-p", "hello"}},
+		{"claude", []string{"claude", "-p", "hello"}},
+	} {
+		b.Run(h.name, func(b *testing.B) {
+			if _, err := os.Stat(filepath.Join(c.bin, h.name)); err != nil {
+				b.Skipf("%s is not installed in %s: run ./test.sh first", h.name, c.bin)
+			}
+			work := b.TempDir()
+			m, err := startFakeModel(work, filepath.Join(work, "model.log"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			home := filepath.Join(work, "home")
+			vars, err := fakeModelEnv(m, work, home, c.dir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			env := os.Environ() // exec keeps the last of a repeated name
+			for k, v := range vars {
+				env = append(env, k+"="+v)
+			}
+			env = append(env, "HOME="+home, "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"),
+				"PATH="+c.bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+			bare := append([]string{filepath.Join(c.bin, h.name)}, h.argv[1:]...)
+			wrapped := append([]string{padrun, "--"}, bare...)
+			// One run of each first: the harness's first start in a fresh
+			// home (caches, a database to create) is not what users wait on.
+			for _, argv := range [][]string{bare, wrapped} {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env, cmd.Dir = env, work
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v\n%s", argv, err, out)
+				}
+			}
+			for i := 0; i < b.N; i++ {
+				s := alternate(b, env, work, bare, wrapped)
+				reportSpread(b, h.name, s[0], s[1])
+			}
+		})
+	}
+}
+
+// reportSpread prints and reports the medians of the bare and the wrapped
+// runs, their ratio, and the 25th and 75th percentiles of each.
+func reportSpread(b *testing.B, name string, bare, wrapped []sample) {
+	b.Helper()
+	mb, mw := median(bare, wallOf), median(wrapped, wallOf)
+	b25, b75 := percentile(bare, 0.25), percentile(bare, 0.75)
+	w25, w75 := percentile(wrapped, 0.25), percentile(wrapped, 0.75)
+	fmt.Printf("%-9s bare %8s (p25-p75 %s-%s, %4.1f%%)  padrun %8s (p25-p75 %s-%s)  ratio %.3f  (%d alternated runs)\n",
+		name, mb.Round(time.Millisecond), b25.Round(time.Millisecond), b75.Round(time.Millisecond),
+		100*float64(b75-b25)/float64(mb), mw.Round(time.Millisecond), w25.Round(time.Millisecond), w75.Round(time.Millisecond),
+		float64(mw)/float64(mb), len(bare))
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(mb), "bare-ms")
+	b.ReportMetric(ms(mw), "padrun-ms")
+	b.ReportMetric(float64(mw)/float64(mb), "wall-ratio")
+	b.ReportMetric(ms(b75-b25), "bare-p25-p75-ms")
+	b.ReportMetric(ms(w75-w25), "padrun-p25-p75-ms")
+	b.ReportMetric(ms(mw-mb), "padrun-minus-bare-ms")
+}
+
+// percentile is the wall time at fraction p of the sorted samples (the
+// nearest rank).
+func percentile(s []sample, p float64) time.Duration {
+	d := make([]time.Duration, len(s))
+	for i, x := range s {
+		d[i] = x.wall
+	}
+	slices.Sort(d)
+	return d[int(p*float64(len(d)-1)+0.5)]
+}
