@@ -186,9 +186,16 @@ func gemini(argv []string, env Env) Plan {
 		return p
 	}
 	home := geminiHome(env)
-	// A new session's file is tmp/<slug>/chats/session-<ts>-<id8>.jsonl;
-	// the slug of a cwd gemini has not seen yet is chosen when it starts.
+	dir := geminiProject(home, env)
+	// A new session's file is tmp/<slug>/chats/session-<ts>-<id8>.jsonl.
+	// The project's chats/ folder is watched itself once the slug is known:
+	// the watch follows only folders made while it runs, and a known
+	// project's were made before. The slug of a cwd gemini has not seen
+	// yet is chosen when it starts, under tmp/.
 	watch := Watch{Dir: filepath.Join(home, "tmp"), Depth: 2, Pattern: "session-*.jsonl"}
+	if dir != "" {
+		watch = Watch{Dir: filepath.Join(dir, "chats"), Pattern: "session-*.jsonl"}
+	}
 	if a.sessionID != "" {
 		p.SessionID = a.sessionID
 	}
@@ -199,7 +206,6 @@ func gemini(argv []string, env Env) Plan {
 		p.Watch = []Watch{watch}
 		return p
 	}
-	dir := geminiProject(home, env)
 	if dir == "" {
 		// No session of this project: gemini warns and starts a new one.
 		p.Watch = []Watch{watch}
