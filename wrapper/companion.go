@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/padrun/padrun/marker/safefile"
@@ -19,8 +20,13 @@ import (
 // identical file there is reused; anything else under that name (another
 // content, a symlink) is replaced by a rename, never written through.
 func writeCompanion(dir, name string, b []byte) (string, error) {
+	return writeCompanionAs(dir, name, ".js", b)
+}
+
+// writeCompanionAs is writeCompanion for a file named with ext.
+func writeCompanionAs(dir, name, ext string, b []byte) (string, error) {
 	sum := sha256.Sum256(b)
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.js", name, Version, hex.EncodeToString(sum[:8])))
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s%s", name, Version, hex.EncodeToString(sum[:8]), ext))
 	if old, _, err := safefile.ReadBounded(path, 1<<20); err == nil && bytes.Equal(old, b) {
 		return path, nil
 	}
@@ -50,7 +56,7 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		return "", nil
 	}
 	dir, err := controlDir()
-	var load harness.Load
+	load := harness.Load{Version: plan.Version, Getenv: os.Getenv}
 	if err == nil && c.Script != nil {
 		load.Script, err = writeCompanion(dir, c.ScriptName, c.Script)
 	}
@@ -60,13 +66,22 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 			load.Hook = harness.ShellQuote(self) + " " + c.Hook
 		}
 	}
+	if err == nil && c.Settings != nil {
+		load.Script, err = writeCompanionAs(dir, c.ScriptName, ".json", c.Settings(load.Hook))
+	}
 	if err == nil {
 		argv, ok := c.Argv(plan.Argv, load)
 		if !ok {
-			s.o.Log.Warn().Msg(c.Conflict + ", so session switches inside " + name + " are unguarded")
+			msg := c.Conflict + ", so session switches inside " + name + " are unguarded"
+			if slices.Contains(c.QuietIn, plan.Mode) {
+				s.o.Log.Debug().Msg(msg)
+			} else {
+				s.o.Log.Warn().Msg(msg)
+			}
 			return "", nil
 		}
 		plan.Argv = argv
+		plan.CompanionEnv = append(plan.CompanionEnv, c.Env(load)...)
 	}
 	if err != nil {
 		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),

@@ -64,7 +64,11 @@ var adapters = []Adapter{
 	},
 	{
 		Name: "gemini", Agent: "gemini", read: gemini,
-		Env: []EnvVar{{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"}},
+		Env: []EnvVar{
+			{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"},
+			{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "Gemini CLI's system-defaults file, where padrun loads its hooks from: one of yours leaves them out"},
+			{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", "Gemini CLI's system settings file, beside which it finds system-defaults.json"},
+		},
 		Sessions: Sessions{
 			Folder:  "$GEMINI_CLI_HOME (else ~)/.gemini/tmp/<slug of the cwd in projects.json>/chats/",
 			Pattern: "session-*.jsonl", Depth: 2,
@@ -74,7 +78,23 @@ var adapters = []Adapter{
 		Oldest:   "0.43.0", Newest: "0.61.0",
 		// Its listing and cleanup read every chats/session-*.json*.
 		HiddenMarkers: []string{"session-*.json", "session-*.jsonl"},
-		Unvetoed:      "gemini's in-app /resume switches sessions with no hook padrun could refuse it from",
+		// /resume inside gemini runs no hook: it appends its metadata to
+		// the session it opens ($set lines) before padrun's BeforeAgent hook
+		// sees the next turn and ends gemini if another session holds it.
+		Unvetoed: "gemini's in-app /resume switches sessions with no hook padrun could refuse it from",
+		Companion: &CompanionSpec{
+			// BeforeAgent could block the turn, but gemini's TUI records the
+			// block as a warning in the session file: a refused claim ends
+			// gemini instead.
+			LoadedBy: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", Hook: "companion gemini-hook",
+			ScriptName: "gemini-hooks", Settings: geminiHooks,
+			load:   func(argv []string, l Load) ([]string, bool) { return argv, geminiLoad(l) },
+			env:    func(l Load) []string { return []string{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH=" + l.Script} },
+			wanted: geminiCompanionWanted,
+			Conflict: "gemini reads padrun's hooks only from a system-defaults file, and either one of yours is set " +
+				"or gemini 0.61 and later read it only from folders that root alone may write",
+			QuietIn: []string{ModePrint, ModeJSON},
+		},
 	},
 	{
 		Name: "qwen", Agent: "qwen-code", read: qwen,

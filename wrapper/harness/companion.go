@@ -22,17 +22,37 @@ type CompanionSpec struct {
 	// Hook, when set, is the padrun command line (after padrun's own path)
 	// the harness's hooks run.
 	Hook string
+	// Settings, when set, is a settings file of the harness's that loads
+	// the hook (its shell command given), written into padrun's control
+	// folder as ScriptName-VERSION-HASH.json; its path is Load.Script.
+	Settings func(hook string) []byte
 	// Conflict is the warning when argv leaves no room to load the
 	// companion (claude's own --settings).
 	Conflict string
-	load     func(argv []string, l Load) ([]string, bool)
-	wanted   func(p Plan) bool // whether this run loads it
+	// QuietIn are the modes where a companion that cannot load is said at
+	// debug level only: it guards no switch there.
+	QuietIn []string
+	load    func(argv []string, l Load) ([]string, bool)
+	wanted  func(p Plan) bool // whether this run loads it
+	// env, when set, is what the child's environment needs to load it.
+	env func(l Load) []string
 }
 
-// Load is what loads a companion: the script's path, once written, and the
-// hook's shell command.
+// Load is what loads a companion: the script's (or settings file's) path,
+// once written, the hook's shell command, and what the run knows of the
+// harness.
 type Load struct {
 	Script, Hook string
+	Version      string // the harness's release; empty when unknown
+	Getenv       func(string) string
+}
+
+// Env is what the child's environment needs to load the companion.
+func (c *CompanionSpec) Env(l Load) []string {
+	if c.env == nil {
+		return nil
+	}
+	return c.env(l)
 }
 
 // Argv returns argv with the companion loaded; ok is false when the
@@ -61,6 +81,8 @@ func CompanionOf(p Plan) *CompanionSpec {
 }
 
 func piCompanionWanted(p Plan) bool { return len(p.Argv) > 0 && !parsePi(p.Argv).info }
+
+func geminiCompanionWanted(p Plan) bool { return p.Mode != "" }
 
 // --bg: claude's daemon runs the session after padrun has gone; a hook
 // there could reach no padrun, and argv stays untouched.

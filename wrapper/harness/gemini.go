@@ -477,3 +477,43 @@ func isJSONString(v json.RawMessage) bool {
 func isJSONObject(v json.RawMessage) bool {
 	return len(v) > 0 && v[0] == '{'
 }
+
+// geminiHooks is the system-defaults settings file that loads padrun's
+// hooks into gemini (SPEC 4.5): gemini merges it under the user's, the
+// workspace's and the system's settings, concatenating each event's hooks,
+// so the user's own hooks still run and the user's settings are not
+// touched. SessionStart greets padrun and claims the file gemini has just
+// opened; BeforeAgent claims the file a turn is about to write, before
+// gemini records the prompt or calls the model. gemini runs hooks only in
+// a trusted folder (its own rule for every settings hook).
+func geminiHooks(hook string) []byte {
+	one := func(event string) []map[string]any {
+		return []map[string]any{{"hooks": []map[string]any{{"type": "command", "name": "padrun", "command": hook + " " + event}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": one("SessionStart"), "BeforeAgent": one("BeforeAgent")}})
+	return b
+}
+
+// geminiLoad checks that gemini will read padrun's system-defaults file at
+// path: the user has none of their own there (one file only is read:
+// $GEMINI_CLI_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside the
+// system settings), and gemini 0.61 reads one only when it and every folder
+// above it belong to root and no one else may write them
+// (isFileAndDirectorySecureSync); 0.43 reads any.
+func geminiLoad(l Load) bool {
+	getenv := l.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if getenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") != "" {
+		return false
+	}
+	system := getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+	if system == "" {
+		system = geminiSystemSettings
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(system), "system-defaults.json")); err == nil {
+		return false
+	}
+	return !atLeast(l.Version, 0, 61) || geminiRootOnly(l.Script)
+}

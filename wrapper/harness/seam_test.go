@@ -45,7 +45,7 @@ func incomplete(a Adapter) error {
 	if c := a.Companion; c != nil {
 		need(c.LoadedBy != "", "the companion's loading flag")
 		need(c.load != nil && c.wanted != nil, "how argv loads the companion, and when")
-		need((c.Script != nil) == (c.ScriptName != ""), "the companion script's name")
+		need((c.Script != nil || c.Settings != nil) == (c.ScriptName != ""), "the companion script's name")
 		need(c.Script != nil || c.Hook != "", "a companion script or hook")
 		need(c.CanCancel || c.Hook != "", "a companion that cancels, or a hook padrun ends the harness from")
 	}
