@@ -81,7 +81,8 @@ var adapters = []Adapter{
 		// /resume inside gemini runs no hook: it appends its metadata to
 		// the session it opens ($set lines) before padrun's BeforeAgent hook
 		// sees the next turn and ends gemini if another session holds it.
-		Unvetoed: "gemini's in-app /resume switches sessions with no hook padrun could refuse it from",
+		Unvetoed: "gemini's in-app /resume runs no hook: gemini writes to the session it opens before padrun can refuse it " +
+			"(with padrun's hooks loaded, gemini is ended at the next turn if another session holds that file; else the session is guarded by the registry record only)",
 		Companion: &CompanionSpec{
 			// BeforeAgent could block the turn, but gemini's TUI records the
 			// block as a warning in the session file: a refused claim ends
