@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/padrun/padrun/marker/safefile"
@@ -50,12 +51,20 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
+	unguarded := func() {
+		msg := c.Conflict + ", so session switches inside " + name + " are unguarded"
+		if slices.Contains(c.QuietIn, plan.Mode) {
+			s.o.Log.Debug().Msg(msg) // it would guard no switch there
+		} else {
+			s.o.Log.Warn().Msg(msg)
+		}
+	}
 	if c.Occupied(s.o.Env.Getenv) {
-		s.o.Log.Warn().Msg(c.Conflict + ", so session switches inside " + name + " are unguarded")
+		unguarded()
 		return "", nil
 	}
 	dir, err := controlDir(s.o.Env.RuntimeDir)
-	load := harness.Load{Getenv: s.o.Env.Getenv}
+	load := harness.Load{Version: plan.Version, Getenv: s.o.Env.Getenv}
 	if err == nil && c.Script != nil {
 		load.Script, err = writeCompanion(dir, c.ScriptName, ".js", c.Script)
 	}
@@ -69,13 +78,14 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		var path string
 		if path, err = writeCompanion(dir, name+"-settings", ".json", b); err == nil {
 			plan.CompanionEnv = append(plan.CompanionEnv, env+"="+path)
+			load.Settings = path
 		}
 	}
 	if err == nil {
 		argv, ok := c.Argv(plan.Argv, load)
 		env, envOK := c.Env(load)
 		if !ok || !envOK {
-			s.o.Log.Warn().Msg(c.Conflict + ", so session switches inside " + name + " are unguarded")
+			unguarded()
 			return "", nil
 		}
 		plan.Argv = argv

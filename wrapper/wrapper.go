@@ -393,7 +393,7 @@ func (s *session) resolve(r *run) error {
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
 	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive {
-		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed + ": a session opened so is guarded by the registry record only")
+		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed)
 	}
 	r.untested = warnUntested(o, plan)
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.

@@ -46,7 +46,7 @@ var envVars = slices.Concat([]envVar{
 	{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
 	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
 }, harnessEnv(), []envVar{
-	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's hook) claims files through"},
+	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's and gemini's hooks) claims files through"},
 	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets (else a padrun-UID folder in the temp folder)"},
 	{"XDG_STATE_HOME", "padrun's state folder is its padrun/ (else ~/.local/state/padrun): the untested harness releases it warned about"},
 	{"PATH", "where COMMAND is looked up"},

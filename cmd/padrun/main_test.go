@@ -243,11 +243,46 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		select {
 		case <-p.done:
 		default:
-			p.cmd.Process.Kill()
+			p.kill()
 			<-p.done
 		}
 	})
 	return p
+}
+
+// kill SIGKILLs a started process and, first, its descendants: a harness's
+// grandchild (gemini's re-launched node) outlives a SIGKILLed padrun and
+// keeps the output pipes open, so that Wait would wait for it.
+func (p *proc) kill() {
+	for _, pid := range descendants(p.cmd.Process.Pid) {
+		unix.Kill(pid, unix.SIGKILL) // Best effort: it may have ended.
+	}
+	p.cmd.Process.Kill()
+}
+
+// descendants lists the processes below pid, read from /proc.
+func descendants(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	kids := map[int][]int{}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndex(s, ")")+1:])
+		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if len(fields) > 1 {
+			parent, _ := strconv.Atoi(fields[1])
+			kids[parent] = append(kids[parent], child)
+		}
+	}
+	var out []int
+	for todo := kids[pid]; len(todo) > 0; todo = todo[1:] {
+		out = append(out, todo[0])
+		todo = append(todo, kids[todo[0]]...)
+	}
+	return out
 }
 
 func lookPathIn(name, path string) (string, error) {
@@ -267,7 +302,7 @@ func awaitProc(ts *testscript.TestScript, p *proc, want string) {
 	select {
 	case <-p.done:
 	case <-time.After(time.Minute):
-		p.cmd.Process.Kill()
+		p.kill()
 		<-p.done
 		ts.Fatalf("%s did not end within a minute", p.cmd.Args[0])
 	}

@@ -45,18 +45,25 @@ func init() {
 			short:   "print a completion script for bash, zsh or fish",
 			summary: "Prints a completion script for SHELL: bash, zsh or fish. Load it with: source <(padrun completion bash), padrun completion fish | source, or in ~/.zshrc: source <(padrun completion zsh)."},
 		// companion is run by a harness's companion, not by people: claude's
-		// and qwen's hooks run `padrun companion claude-hook|qwen-hook`.
-		{name: "companion", args: "claude-hook|qwen-hook", min: 1, max: 1, hidden: true, setup: setupCompanion,
-			summary: "Runs a companion's side inside the harness: claude's and qwen's hooks run padrun companion claude-hook or qwen-hook, with the hook's JSON on stdin."},
+		// and qwen's hooks run `padrun companion claude-hook|qwen-hook`,
+		// gemini's `padrun companion gemini-hook EVENT`.
+		{name: "companion", args: "claude-hook|qwen-hook|gemini-hook EVENT", min: 1, max: 2, hidden: true, setup: setupCompanion,
+			summary: "Runs a companion's side inside the harness: claude's and qwen's hooks run padrun companion claude-hook or qwen-hook, gemini's padrun companion gemini-hook EVENT, with the hook's JSON on stdin."},
 	}
 }
 
 func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
-	return func(args []string, _, stderr io.Writer) error {
+	return func(args []string, stdout, stderr io.Writer) error {
 		name := hookHarness(args[0])
-		if name == "" {
-			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", args[0]),
-				Advice: "padrun companion claude-hook|qwen-hook (run by the harness's hooks, reading the hook's JSON on stdin)"}
+		if args[0] == "gemini-hook" && len(args) == 2 {
+			if code := wrapper.GeminiHook(args[1], os.Stdin, stdout, stderr, wrapper.ReadEnv()); code != 0 {
+				return exitStatus(code)
+			}
+			return nil
+		}
+		if name == "" || args[0] == "gemini-hook" || len(args) != 1 {
+			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", strings.Join(args, " ")),
+				Advice: "padrun companion claude-hook, qwen-hook or gemini-hook EVENT (run by the harness's hooks, reading the hook's JSON on stdin)"}
 		}
 		if code := wrapper.Hook(name, os.Stdin, stderr, wrapper.ReadEnv()); code != 0 {
 			return exitStatus(code) // the harness reads the hook's status: 2 blocks

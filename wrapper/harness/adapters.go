@@ -84,7 +84,11 @@ var adapters = []Adapter{
 	},
 	{
 		Name: "gemini", Agent: "gemini", read: gemini,
-		Env: []EnvVar{{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"}},
+		Env: []EnvVar{
+			{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"},
+			{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "Gemini CLI's system-defaults file, where padrun loads its hooks from: one of yours leaves them out"},
+			{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", "Gemini CLI's system settings file, beside which it finds system-defaults.json"},
+		},
 		Sessions: Sessions{
 			Folder:  "$GEMINI_CLI_HOME (else ~)/.gemini/tmp/<slug of the cwd in projects.json>/chats/",
 			Pattern: "session-*.jsonl", Depth: 2,
@@ -94,7 +98,24 @@ var adapters = []Adapter{
 		Oldest:   "0.43.0", Newest: "0.61.0",
 		// Its listing and cleanup read every chats/session-*.json*.
 		HiddenMarkers: []string{"session-*.json", "session-*.jsonl"},
-		Unvetoed:      "gemini's in-app /resume switches sessions with no hook padrun could refuse it from",
+		// /resume inside gemini runs no hook: it appends its metadata to
+		// the session it opens ($set lines) before padrun's BeforeAgent hook
+		// sees the next turn and ends gemini if another session holds it.
+		Unvetoed: "gemini's in-app /resume runs no hook: gemini writes to the session it opens before padrun can refuse it " +
+			"(with padrun's hooks loaded, gemini is ended at the next turn if another session holds that file; else the session is guarded by the registry record only)",
+		Companion: &CompanionSpec{
+			// BeforeAgent could block the turn, but gemini's TUI records the
+			// block as a warning in the session file: a refused claim ends
+			// gemini instead.
+			LoadedBy: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", Hook: "companion gemini-hook",
+			SettingsEnv: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+			settings:    geminiHooks, occupied: geminiDefaultsOccupied,
+			load:   func(argv []string, l Load) ([]string, bool) { return argv, geminiReads(l) },
+			wanted: geminiCompanionWanted,
+			Conflict: "gemini reads padrun's hooks only from a system-defaults file, and either one of yours is set " +
+				"or gemini 0.61 and later read it only from folders that root alone may write",
+			QuietIn: []string{ModePrint, ModeJSON},
+		},
 	},
 	{
 		Name: "qwen", Agent: "qwen-code", read: qwen,

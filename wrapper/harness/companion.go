@@ -36,7 +36,10 @@ type CompanionSpec struct {
 	// exists (getenv is the child's environment): then the companion does
 	// not load, and padrun says Conflict.
 	occupied func(getenv func(string) string) bool
-	load     func(argv []string, l Load) ([]string, bool)
+	// QuietIn are the modes where a companion that cannot load is said at
+	// debug level only: it guards no switch there.
+	QuietIn []string
+	load    func(argv []string, l Load) ([]string, bool)
 	// env, when set, loads it by the child's environment too (opencode's
 	// inline config); ok is false as for load.
 	env    func(l Load) ([]string, bool)
@@ -58,11 +61,16 @@ func (c *CompanionSpec) Occupied(getenv func(string) string) bool {
 	return c.occupied != nil && c.occupied(getenv)
 }
 
-// Load is what loads a companion: the script's path, once written, and the
-// hook's shell command.
+// Load is what loads a companion: the script's (or settings file's) path,
+// once written, the hook's shell command, and what the run knows of the
+// harness.
 type Load struct {
 	Script, Hook string
 	Getenv       func(string) string // the environment the child inherits
+	Version      string              // the harness's release; empty when unknown
+	// Settings is the path of the settings file written for SettingsEnv,
+	// once written.
+	Settings string
 }
 
 // Argv returns argv with the companion loaded; ok is false when the
@@ -103,6 +111,8 @@ func CompanionOf(p Plan) *CompanionSpec {
 }
 
 func piCompanionWanted(p Plan) bool { return len(p.Argv) > 0 && !parsePi(p.Argv).info }
+
+func geminiCompanionWanted(p Plan) bool { return p.Mode != "" }
 
 // --bg: claude's daemon runs the session after padrun has gone; a hook
 // there could reach no padrun, and argv stays untouched.

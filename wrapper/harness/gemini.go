@@ -186,9 +186,16 @@ func gemini(argv []string, env Env) Plan {
 		return p
 	}
 	home := geminiHome(env)
-	// A new session's file is tmp/<slug>/chats/session-<ts>-<id8>.jsonl;
-	// the slug of a cwd gemini has not seen yet is chosen when it starts.
+	dir := geminiProject(home, env)
+	// A new session's file is tmp/<slug>/chats/session-<ts>-<id8>.jsonl.
+	// The project's chats/ folder is watched itself once the slug is known:
+	// the watch follows only folders made while it runs, and a known
+	// project's were made before. The slug of a cwd gemini has not seen
+	// yet is chosen when it starts, under tmp/.
 	watch := Watch{Dir: filepath.Join(home, "tmp"), Depth: 2, Pattern: "session-*.jsonl"}
+	if dir != "" {
+		watch = Watch{Dir: filepath.Join(dir, "chats"), Pattern: "session-*.jsonl"}
+	}
 	if a.sessionID != "" {
 		p.SessionID = a.sessionID
 	}
@@ -199,7 +206,6 @@ func gemini(argv []string, env Env) Plan {
 		p.Watch = []Watch{watch}
 		return p
 	}
-	dir := geminiProject(home, env)
 	if dir == "" {
 		// No session of this project: gemini warns and starts a new one.
 		p.Watch = []Watch{watch}
@@ -470,4 +476,44 @@ func isJSONString(v json.RawMessage) bool {
 
 func isJSONObject(v json.RawMessage) bool {
 	return len(v) > 0 && v[0] == '{'
+}
+
+// geminiHooks is the system-defaults settings file that loads padrun's
+// hooks into gemini (SPEC 4.5): gemini merges it under the user's, the
+// workspace's and the system's settings, concatenating each event's hooks,
+// so the user's own hooks still run and the user's settings are not
+// touched. SessionStart greets padrun and claims the file gemini has just
+// opened; BeforeAgent claims the file a turn is about to write, before
+// gemini records the prompt or calls the model. gemini runs hooks only in
+// a trusted folder (its own rule for every settings hook).
+func geminiHooks(hook string) []byte {
+	one := func(event string) []map[string]any {
+		return []map[string]any{{"hooks": []map[string]any{{"type": "command", "name": "padrun", "command": hook + " " + event}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": one("SessionStart"), "BeforeAgent": one("BeforeAgent")}})
+	return b
+}
+
+// geminiDefaultsOccupied reports whether the user has a system-defaults
+// file of their own, which padrun's would hide: gemini reads one only,
+// $GEMINI_CLI_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside the
+// system settings.
+func geminiDefaultsOccupied(getenv func(string) string) bool {
+	if getenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") != "" {
+		return true
+	}
+	system := getenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+	if system == "" {
+		system = geminiSystemSettings
+	}
+	_, err := os.Stat(filepath.Join(filepath.Dir(system), "system-defaults.json"))
+	return err == nil
+}
+
+// geminiReads checks that gemini will read padrun's system-defaults file:
+// gemini 0.61 reads one only when it and every folder above it belong to
+// root and no one else may write them (isFileAndDirectorySecureSync); 0.43
+// reads any.
+func geminiReads(l Load) bool {
+	return !atLeast(l.Version, 0, 61) || geminiRootOnly(l.Settings)
 }

@@ -142,7 +142,8 @@ func TestGemini_Argv(t *testing.T) {
 		}
 	}
 	p := gemini([]string{"gemini", "--session-id", "my-id", "-p", "x"}, env)
-	if p.SessionID != "my-id" || len(p.Files) != 0 || len(p.Watch) != 1 || p.Watch[0].Depth != 2 || p.Watch[0].Pattern != "session-*.jsonl" {
+	if p.SessionID != "my-id" || len(p.Files) != 0 || len(p.Watch) != 1 || p.Watch[0].Dir != filepath.Join(env.Home, ".gemini", "tmp", "proj", "chats") ||
+		p.Watch[0].Depth != 0 || p.Watch[0].Pattern != "session-*.jsonl" {
 		t.Errorf("--session-id: %+v", p)
 	}
 	if p := gemini([]string{"gemini", "--session-file", "old.jsonl", "-p", "x"}, env); len(p.Files) != 0 || len(p.Watch) != 1 {
@@ -158,7 +159,8 @@ func TestGemini_Argv(t *testing.T) {
 		}
 		return ""
 	}
-	if p := gemini([]string{"gemini", "-p", "x"}, env); p.Watch[0].Dir != "/elsewhere/.gemini/tmp" {
+	// A project gemini has not seen yet: its slug is chosen as it starts.
+	if p := gemini([]string{"gemini", "-p", "x"}, env); p.Watch[0].Dir != "/elsewhere/.gemini/tmp" || p.Watch[0].Depth != 2 {
 		t.Errorf("GEMINI_CLI_HOME: watch %v", p.Watch)
 	}
 }

@@ -128,8 +128,8 @@ type Adapter struct {
 	// of the same file names its marker the same way.
 	HiddenMarkers []string
 	// Unvetoed says which switch inside the harness opens another session
-	// with nothing padrun can refuse it from (no companion, no hook): an
-	// interactive run warns of it once.
+	// with nothing padrun can refuse it from (no companion, no hook), and
+	// what guards it then: the warning an interactive run gives once.
 	Unvetoed  string
 	Companion *CompanionSpec // nil: the harness has none
 	// Held is the refusal's hint for a held file (shell-quoted) of this

@@ -46,6 +46,7 @@ func incomplete(a Adapter) error {
 		need(c.LoadedBy != "", "the companion's loading flag")
 		need(c.load != nil && c.wanted != nil, "how argv loads the companion, and when")
 		need((c.Script != nil) == (c.ScriptName != ""), "the companion script's name")
+		need((c.settings != nil) == (c.SettingsEnv != ""), "the variable that names the companion's settings file")
 		need(c.Script != nil || c.Hook != "", "a companion script or hook")
 		need(c.CanCancel || c.Hook != "", "a companion that cancels, or a hook padrun ends the harness from")
 	}
