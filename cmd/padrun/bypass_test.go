@@ -92,6 +92,9 @@ func TestNoBypass_Environment(t *testing.T) {
 		// whether a refused claim ends the run, and --wait for its claims.
 		// Set for the child only; an outer run's are dropped.
 		"PADRUN_SESSIONS": true, "PADRUN_STOP": true, "PADRUN_WAIT": true,
+		// kilo run -c: its companion claims the pick as it loads, before
+		// kilo's prompt can remove the holder's unfinished reply.
+		"PADRUN_CONTINUE": true,
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}
