@@ -96,6 +96,9 @@ func TestNoBypass_Environment(t *testing.T) {
 		// hooks; one of the user's own is kept, and the companion is then off
 		// with a warning (the outer guard still holds).
 		"QWEN_CODE_SYSTEM_DEFAULTS_PATH": true, "QWEN_CODE_SYSTEM_SETTINGS_PATH": true,
+		// kilo run -c: its companion claims the pick as it loads, before
+		// kilo's prompt can remove the holder's unfinished reply.
+		"PADRUN_CONTINUE": true,
 		// Named in the help; COLUMNS only sizes ls's table.
 		"HOME": true, "COLUMNS": true,
 	}

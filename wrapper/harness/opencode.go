@@ -24,13 +24,17 @@ type dbHarness struct {
 	dbName  string // opencode.db: the release channel's database ("latest")
 	content string // OPENCODE_CONFIG_CONTENT: inline config, merged last
 	pure    string // OPENCODE_PURE: no external plugins (the companion cannot load)
+	// recovers: its prompt removes a session's unfinished reply before any
+	// hook (kilo's recoverDanglingAssistant), so run -c's pick is claimed
+	// as the companion loads.
+	recovers bool
 }
 
 var (
 	opencodeNames = dbHarness{name: "opencode", dbVar: "OPENCODE_DB", dbName: "opencode.db",
 		content: "OPENCODE_CONFIG_CONTENT", pure: "OPENCODE_PURE"}
 	kiloNames = dbHarness{name: "kilo", dbVar: "KILO_DB", dbName: "kilo.db",
-		content: "KILO_CONFIG_CONTENT", pure: "KILO_PURE"}
+		content: "KILO_CONFIG_CONTENT", pure: "KILO_PURE", recovers: true}
 )
 
 // guardSuffix ends the name of the folder padrun keeps beside a database.
@@ -301,6 +305,9 @@ func (h dbHarness) read(argv []string, env Env) Plan {
 	if a.command == "run" {
 		// run cannot go on without its session: a refused claim ends it.
 		p.CompanionEnv = append(p.CompanionEnv, "PADRUN_STOP=1")
+		if h.recovers && a.cont && !a.fork && !a.hasSession {
+			p.CompanionEnv = append(p.CompanionEnv, "PADRUN_CONTINUE=1") // -s wins over -c in run
+		}
 	}
 	return p
 }

@@ -236,3 +236,29 @@ func TestOpencode_NoCompanionWhereItCannotClaim(t *testing.T) {
 		}
 	}
 }
+
+// TestKilo_ContinueClaimedAtLoad: only kilo's run -c (no -s, which wins,
+// no --fork, which writes a new session) has its pick claimed as the
+// companion loads; opencode removes no reply before its hook.
+func TestKilo_ContinueClaimedAtLoad(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want bool
+	}{
+		{[]string{"kilo", "run", "-c", "hi"}, true},
+		{[]string{"kilo", "run", "--continue", "hi"}, true},
+		{[]string{"kilo", "run", "-c", "--fork", "hi"}, false},
+		{[]string{"kilo", "run", "-c", "-s", "ses_1", "hi"}, false},
+		{[]string{"kilo", "-c"}, false},
+		{[]string{"opencode", "run", "-c", "hi"}, false},
+	} {
+		read := kilo
+		if c.argv[0] == "opencode" {
+			read = opencode
+		}
+		p := read(c.argv, dbEnv(t, nil))
+		if got := slices.Contains(p.CompanionEnv, "PADRUN_CONTINUE=1"); got != c.want {
+			t.Errorf("%q: PADRUN_CONTINUE=1 %v, want %v (%q)", c.argv, got, c.want, p.CompanionEnv)
+		}
+	}
+}
