@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/padrun/padrun/wrapper/control"
 )
 
 // GeminiHook is gemini's SessionStart and BeforeAgent hook (SPEC 4.5), run
@@ -30,11 +32,11 @@ func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env
 	if err == nil {
 		err = json.Unmarshal(b, &in)
 	}
-	req := controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true}
+	req := control.Request{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true}
 	switch {
 	case err != nil:
 	case event == "SessionStart" && in.Transcript == "":
-		req = controlRequest{Op: "hello"} // no file yet: greet only
+		req = control.Request{Op: "hello"} // no file yet: greet only
 	case !filepath.IsAbs(in.Transcript):
 		err = errors.New("no absolute transcript_path in the hook's input")
 	case event == "BeforeAgent":
@@ -45,9 +47,9 @@ func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env
 	case event != "SessionStart":
 		err = fmt.Errorf("unknown event %q", event)
 	}
-	var reply controlReply
+	var reply control.Reply
 	if err == nil {
-		reply, err = askControl(env, req)
+		reply, err = env.ControlClient().Ask(req)
 	}
 	var why []string
 	switch {

@@ -1,15 +1,13 @@
 package wrapper
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"path/filepath"
-	"strconv"
-	"time"
+
+	"github.com/padrun/padrun/wrapper/control"
 )
 
 // Hook is the session hook of a harness with claude-style hooks (SPEC
@@ -33,9 +31,9 @@ func Hook(name string, stdin io.Reader, stderr io.Writer, env Env) int {
 	if err == nil && !filepath.IsAbs(in.Transcript) {
 		err = errors.New("no absolute transcript_path in the hook's input")
 	}
-	var reply controlReply
+	var reply control.Reply
 	if err == nil {
-		reply, err = askControl(env, controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
+		reply, err = env.ControlClient().Ask(control.Request{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %s hook: %v\n", name, err)
@@ -58,32 +56,3 @@ func Hook(name string, stdin io.Reader, stderr io.Writer, env Env) int {
 
 // endHarness ends the harness that runs the hook; tests stand in for it.
 var endHarness = stopHarness
-
-// askControl sends one request to this session's padrun and reads its
-// answer. The socket is $PADRUN_CONTROL, which must be named for
-// $PAD_SESSION_PID.
-func askControl(env Env, req controlRequest) (controlReply, error) {
-	var r controlReply
-	path := env.Control
-	pid, err := env.SessionPID()
-	if path == "" || err != nil || pid == 0 || filepath.Base(path) != strconv.Itoa(pid)+".sock" {
-		return r, errors.New("no control socket of this padrun session (PADRUN_CONTROL, PAD_SESSION_PID)")
-	}
-	conn, err := net.DialTimeout("unix", path, 10*time.Second)
-	if err != nil {
-		return r, fmt.Errorf("cannot reach padrun: %w", err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second)) // Best effort.
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		return r, fmt.Errorf("cannot reach padrun: %w", err)
-	}
-	line, err := bufio.NewReader(conn).ReadBytes('\n')
-	if err != nil {
-		return r, fmt.Errorf("padrun did not answer: %w", err)
-	}
-	if err := json.Unmarshal(line, &r); err != nil {
-		return r, fmt.Errorf("bad answer from padrun: %w", err)
-	}
-	return r, nil
-}
