@@ -26,6 +26,7 @@ import (
 	"github.com/padrun/padrun/supervise/childtest"
 	"github.com/padrun/padrun/wrapper/control"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/hook"
 )
 
 // testSession is a run's state as Run leaves it once the child started,
@@ -298,16 +299,16 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	s.kill = func() { killed++ }
 	dir := t.TempDir()
 	first, second, held := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "held.jsonl")
-	hook := func(file string) (int, string) {
+	run := func(file string) (int, string) {
 		var stderr strings.Builder
 		in := `{"session_id":"` + uuid.NewString() + `","transcript_path":"` + file + `","hook_event_name":"SessionStart","source":"clear"}`
-		return Hook("claude", strings.NewReader(in), &stderr, env), stderr.String()
+		return hook.Claude("claude", strings.NewReader(in), &stderr, env.ControlClient()), stderr.String()
 	}
-	if code, out := hook(first); code != 0 || out != "" {
+	if code, out := run(first); code != 0 || out != "" {
 		t.Fatalf("claim: exit %d, stderr %q", code, out)
 	}
 	// /clear: the new transcript is claimed, the old one released.
-	if code, _ := hook(second); code != 0 {
+	if code, _ := run(second); code != 0 {
 		t.Fatalf("second claim: exit %d", code)
 	}
 	if _, err := os.Stat(marker.Path(first)); !os.IsNotExist(err) {
@@ -322,19 +323,11 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	code, out := hook(held)
+	code, out := run(held)
 	if code != 2 || !strings.Contains(out, "padrun: refused: "+held) || killed != 1 {
 		t.Errorf("held: exit %d, killed %d, stderr %q", code, killed, out)
 	}
 	if !marker.IsHeld(s.stopped) {
 		t.Errorf("padrun does not exit with the refusal: %v", s.stopped)
-	}
-	// padrun unreachable: the hook ends the harness itself.
-	ended := false
-	endHarness = func(Env) { ended = true }
-	defer func() { endHarness = stopHarness }()
-	env.Control = filepath.Join(dir, strconv.Itoa(s.self.Pid)+".sock")
-	if code, out := hook(first); code != 2 || !ended || !strings.Contains(out, "cannot reach padrun") {
-		t.Errorf("unreachable: exit %d, ended %v, stderr %q", code, ended, out)
 	}
 }

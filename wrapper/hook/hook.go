@@ -1,4 +1,7 @@
-package wrapper
+// Package hook is padrun's side of a harness's hooks: it runs inside the
+// harness's process tree (`padrun companion HARNESS-hook`), not in the run,
+// and reaches the padrun of its session only through the control socket.
+package hook
 
 import (
 	"encoding/json"
@@ -10,15 +13,16 @@ import (
 	"github.com/padrun/padrun/wrapper/control"
 )
 
-// Hook is the session hook of a harness with claude-style hooks (SPEC
+// Claude is the session hook of a harness with claude-style hooks (SPEC
 // 4.5): claude's SessionStart, qwen's SessionStart and UserPromptSubmit,
 // run by the harness as `padrun companion HARNESS-hook`. It asks the padrun
 // of this session to claim the transcript the harness is about to write. It
 // prints nothing when granted, so the harness's context is unchanged.
 // Refused: padrun ends the harness before it writes and exits with the
 // refusal. padrun unreachable: the hook ends the harness itself. It returns
-// the hook's exit status. env is the hook's environment (ReadEnv).
-func Hook(name string, stdin io.Reader, stderr io.Writer, env Env) int {
+// the hook's exit status. c is the way to the session's padrun, from the
+// hook's environment.
+func Claude(name string, stdin io.Reader, stderr io.Writer, c control.Client) int {
 	var in struct {
 		SessionID  string `json:"session_id"`
 		Transcript string `json:"transcript_path"`
@@ -33,12 +37,12 @@ func Hook(name string, stdin io.Reader, stderr io.Writer, env Env) int {
 	}
 	var reply control.Reply
 	if err == nil {
-		reply, err = env.ControlClient().Ask(control.Request{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
+		reply, err = c.Ask(control.Request{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true, Switch: true})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %s hook: %v\n", name, err)
 		fmt.Fprintf(stderr, "padrun: hint: padrun fails closed and ends %s; run %s under padrun, or with padrun --no-companion\n", name, name)
-		endHarness(env) // padrun cannot: end the harness before it writes
+		endHarness(c.SessionPID) // padrun cannot: end the harness before it writes
 		return 2
 	}
 	switch reply.Result {

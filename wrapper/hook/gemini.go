@@ -1,4 +1,4 @@
-package wrapper
+package hook
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/padrun/padrun/wrapper/control"
 )
 
-// GeminiHook is gemini's SessionStart and BeforeAgent hook (SPEC 4.5), run
+// Gemini is gemini's SessionStart and BeforeAgent hook (SPEC 4.5), run
 // by gemini as `padrun companion gemini-hook EVENT` with the hook's JSON on
 // stdin. It asks the padrun of this session to claim the session file
 // gemini writes (transcript_path): at SessionStart the file gemini has just
@@ -21,9 +21,9 @@ import (
 // padrun has ended gemini before it records the prompt; the hook still
 // answers with gemini's block decision, and so it does when padrun cannot
 // be reached, ending gemini itself. It returns the hook's exit status,
-// which is 0: gemini reads a decision only from a hook that succeeded. env
-// is the hook's environment (ReadEnv).
-func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+// which is 0: gemini reads a decision only from a hook that succeeded. c
+// is the way to the session's padrun, from the hook's environment.
+func Gemini(event string, stdin io.Reader, stdout, stderr io.Writer, c control.Client) int {
 	var in struct {
 		SessionID  string `json:"session_id"`
 		Transcript string `json:"transcript_path"`
@@ -49,14 +49,14 @@ func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env
 	}
 	var reply control.Reply
 	if err == nil {
-		reply, err = env.ControlClient().Ask(req)
+		reply, err = c.Ask(req)
 	}
 	var why []string
 	switch {
 	case err != nil:
 		why = []string{fmt.Sprintf("padrun: gemini hook: %v", err),
 			"padrun: hint: padrun fails closed and ends gemini; run gemini under padrun, or with padrun --no-companion"}
-		endHarness(env) // padrun cannot: end gemini before it writes
+		endHarness(c.SessionPID) // padrun cannot: end gemini before it writes
 	case reply.Result == "claimed" || reply.Result == "ok":
 		return 0
 	case reply.Result == "refused":
