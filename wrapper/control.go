@@ -9,64 +9,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/wrapper/control"
 )
 
-// The control socket is how a companion inside the harness asks its own
-// padrun to guard the session file the harness is about to use (SPEC 4.5).
-// The protocol is one JSON object a line each way:
-//
-//	{"op":"claim","file":"/abs/F","sessionId":"…"}  -> {"result":"claimed"}
-//	                                                 | {"result":"refused","lines":[…],"verdict":"…"}
-//	                                                 | {"result":"error","error":"…"}
-//	{"op":"release","file":"/abs/F"}                 -> {"result":"released"} | {"result":"error",…}
-//	{"op":"hello"}                                   -> {"result":"ok","pid":1234}
-//
-// The socket is <dir>/<padrun pid>.sock, mode 0600, in a 0700 folder only the
-// user can change; it accepts only padrun's own uid and goes at every exit.
+// The control socket's server: the protocol and its client are package
+// control's.
 
-// controlRequest is one line a companion sends.
-type controlRequest struct {
-	Op        string `json:"op"`
-	File      string `json:"file,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
-	// Stop: the harness cannot cancel what it is doing, so a claim that is
-	// not granted ends the session at once (SIGKILL, before it writes) and
-	// padrun exits with the refusal.
-	Stop bool `json:"stop,omitempty"`
-	// Switch: the file replaces the harness's current session file, which
-	// is released once the claim is granted (claude's /clear, /resume).
-	Switch bool `json:"switch,omitempty"`
-	// Wait: the harness waits for the answer, so a held file is waited
-	// for up to --wait, as padrun waits for the files it names itself
-	// (opencode's turn, which waits before it stores anything).
-	Wait bool `json:"wait,omitempty"`
-}
-
-// controlReply is padrun's answer to one request.
-type controlReply struct {
-	Result  string   `json:"result"`
-	Lines   []string `json:"lines,omitempty"`   // the refusal for people, each with "padrun: "
-	Verdict string   `json:"verdict,omitempty"` // the holder's verdict, when refused
-	Error   string   `json:"error,omitempty"`
-	Pid     int      `json:"pid,omitempty"`
-}
-
-// controlPath names the control socket of the padrun with pid in dir.
-func controlPath(dir string, pid int) string {
-	return filepath.Join(dir, strconv.Itoa(pid)+".sock")
-}
-
-// maxSocketPath is the longest socket path every platform binds (darwin's
-// sun_path holds 104 bytes with its terminating NUL).
-const maxSocketPath = 103
-
-// control is a running control socket.
-type control struct {
+// controlServer is a running control socket.
+type controlServer struct {
 	path  string
 	ln    net.Listener
 	mu    sync.Mutex
@@ -78,10 +32,10 @@ type control struct {
 
 // startControl creates the control socket in dir and serves it until stop
 // is called. Requests are handled by handle.
-func startControl(dir string, pid int, handle func(controlRequest) controlReply) (*control, error) {
-	path := controlPath(dir, pid)
-	if len(path) > maxSocketPath {
-		return nil, fmt.Errorf("wrapper: control socket %s: the path is longer than %d bytes", path, maxSocketPath)
+func startControl(dir string, pid int, handle func(control.Request) control.Reply) (*controlServer, error) {
+	path := control.Path(dir, pid)
+	if len(path) > control.MaxPath {
+		return nil, fmt.Errorf("wrapper: control socket %s: the path is longer than %d bytes", path, control.MaxPath)
 	}
 	// A socket left by a SIGKILLed padrun of the same pid: the folder is
 	// the user's own, so whatever is there is ours to replace.
@@ -97,13 +51,13 @@ func startControl(dir string, pid int, handle func(controlRequest) controlReply)
 		os.Remove(path) // Best effort.
 		return nil, fmt.Errorf("wrapper: control socket %s: %w", path, err)
 	}
-	c := &control{path: path, ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	c := &controlServer{path: path, ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
 	c.wg.Add(1)
 	go c.serve(handle)
 	return c, nil
 }
 
-func (c *control) serve(handle func(controlRequest) controlReply) {
+func (c *controlServer) serve(handle func(control.Request) control.Reply) {
 	defer c.wg.Done()
 	for {
 		conn, err := c.ln.Accept()
@@ -132,17 +86,17 @@ func (c *control) serve(handle func(controlRequest) controlReply) {
 
 // talk answers one connection's requests, a line each, after checking that
 // the peer runs as padrun's own uid.
-func (c *control) talk(conn net.Conn, handle func(controlRequest) controlReply) {
+func (c *controlServer) talk(conn net.Conn, handle func(control.Request) control.Reply) {
 	enc := json.NewEncoder(conn)
 	if err := checkPeer(conn); err != nil {
-		enc.Encode(controlReply{Result: "error", Error: err.Error()}) // Best effort.
+		enc.Encode(control.Reply{Result: "error", Error: err.Error()}) // Best effort.
 		return
 	}
 	sc := bufio.NewScanner(conn)
 	sc.Buffer(make([]byte, 0, 4096), 64<<10)
 	for sc.Scan() {
-		var req controlRequest
-		reply := controlReply{Result: "error", Error: "not a JSON request"}
+		var req control.Request
+		reply := control.Reply{Result: "error", Error: "not a JSON request"}
 		if json.Unmarshal(sc.Bytes(), &req) == nil {
 			reply = handle(req)
 		}
@@ -154,7 +108,7 @@ func (c *control) talk(conn net.Conn, handle func(controlRequest) controlReply) 
 
 // stop closes the socket and every connection, waits for their handlers,
 // and removes the socket file.
-func (c *control) stop() {
+func (c *controlServer) stop() {
 	c.once.Do(func() { close(c.done) }) // stop may be called again
 	c.ln.Close()
 	c.mu.Lock()
@@ -168,26 +122,26 @@ func (c *control) stop() {
 }
 
 // handleControl answers a companion's request for this session.
-func (s *session) handleControl(req controlRequest) controlReply {
+func (s *session) handleControl(req control.Request) control.Reply {
 	s.hello() // any request is the companion's greeting, before it is answered
 	switch req.Op {
 	case "hello":
-		return controlReply{Result: "ok", Pid: s.self.Pid}
+		return control.Reply{Result: "ok", Pid: s.self.Pid}
 	case "claim", "release":
 	default:
-		return controlReply{Result: "error", Error: fmt.Sprintf("unknown op %q", req.Op)}
+		return control.Reply{Result: "error", Error: fmt.Sprintf("unknown op %q", req.Op)}
 	}
 	if req.File == "" || !filepath.IsAbs(req.File) {
-		return controlReply{Result: "error", Error: "the file must be an absolute path"}
+		return control.Reply{Result: "error", Error: "the file must be an absolute path"}
 	}
 	if req.Op == "claim" {
 		if err := sessionFolders(req.File); err != nil {
-			return controlReply{Result: "error", Error: err.Error()}
+			return control.Reply{Result: "error", Error: err.Error()}
 		}
 	}
 	file, err := CanonicalFile(req.File)
 	if err != nil {
-		return controlReply{Result: "error", Error: err.Error()}
+		return control.Reply{Result: "error", Error: err.Error()}
 	}
 	if req.Op == "claim" && req.Wait && s.o.Wait > 0 {
 		s.waitFree(file)
@@ -196,10 +150,10 @@ func (s *session) handleControl(req controlRequest) controlReply {
 	defer s.unlock()
 	if req.Op == "release" {
 		if err := s.drop(file); err != nil {
-			return controlReply{Result: "error", Error: err.Error()}
+			return control.Reply{Result: "error", Error: err.Error()}
 		}
 		s.o.Log.Info().Str("file", file).Msg("companion released session file")
-		return controlReply{Result: "released"}
+		return control.Reply{Result: "released"}
 	}
 	err = s.take(file, req.SessionID)
 	if held := (*marker.HeldError)(nil); errors.As(err, &held) && req.Wait && s.o.Wait > 0 && held.Kind.Waitable() {
@@ -219,9 +173,9 @@ func (s *session) handleControl(req controlRequest) controlReply {
 			lines[i] = "padrun: " + lines[i]
 		}
 		s.o.Log.Info().Str("file", file).Msg("companion claim refused")
-		return controlReply{Result: "refused", Lines: lines, Verdict: held.Judgement.String()}
+		return control.Reply{Result: "refused", Lines: lines, Verdict: held.Judgement.String()}
 	case err != nil:
-		return controlReply{Result: "error", Error: err.Error()}
+		return control.Reply{Result: "error", Error: err.Error()}
 	}
 	s.o.Log.Info().Str("file", file).Msg("companion claimed session file")
 	if req.Switch {
@@ -232,7 +186,7 @@ func (s *session) handleControl(req controlRequest) controlReply {
 		}
 		s.current = file
 	}
-	return controlReply{Result: "claimed"}
+	return control.Reply{Result: "claimed"}
 }
 
 // stopHarness ends the child at once, before it writes to a file padrun

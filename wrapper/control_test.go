@@ -24,12 +24,14 @@ import (
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise/childtest"
+	"github.com/padrun/padrun/wrapper/control"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/hook"
 )
 
 // testSession is a run's state as Run leaves it once the child started,
 // serving its control socket in dir.
-func testSession(t *testing.T, dir string) (*session, *control) {
+func testSession(t *testing.T, dir string) (*session, *controlServer) {
 	t.Helper()
 	reg, err := registry.Open(filepath.Join(t.TempDir(), "reg"))
 	if err != nil {
@@ -63,7 +65,7 @@ func testSession(t *testing.T, dir string) (*session, *control) {
 }
 
 // ask sends one request on the control socket and reads the reply.
-func ask(t *testing.T, path string, req controlRequest) controlReply {
+func ask(t *testing.T, path string, req control.Request) control.Reply {
 	t.Helper()
 	conn, err := net.Dial("unix", path)
 	if err != nil {
@@ -71,7 +73,7 @@ func ask(t *testing.T, path string, req controlRequest) controlReply {
 	}
 	defer conn.Close()
 	json.NewEncoder(conn).Encode(req)
-	var r controlReply
+	var r control.Reply
 	line, err := bufio.NewReader(conn).ReadBytes('\n')
 	if err != nil {
 		t.Fatalf("read reply: %v", err)
@@ -96,7 +98,7 @@ func TestControl_ClaimFree_HeldByThisSession(t *testing.T) {
 	s, ctl := testSession(t, dir)
 	file := filepath.Join(t.TempDir(), "s.jsonl")
 	id := uuid.NewString()
-	if r := ask(t, ctl.path, controlRequest{Op: "claim", File: file, SessionID: id}); r.Result != "claimed" {
+	if r := ask(t, ctl.path, control.Request{Op: "claim", File: file, SessionID: id}); r.Result != "claimed" {
 		t.Fatalf("claim: %+v", r)
 	}
 	m, err := marker.Read(file)
@@ -113,10 +115,10 @@ func TestControl_ClaimFree_HeldByThisSession(t *testing.T) {
 		t.Errorf("record: session %q files %v", rec.SessionID, rec.Padrun.SessionFiles)
 	}
 	// A second claim of the same file is granted: it is this session's.
-	if r := ask(t, ctl.path, controlRequest{Op: "claim", File: file}); r.Result != "claimed" {
+	if r := ask(t, ctl.path, control.Request{Op: "claim", File: file}); r.Result != "claimed" {
 		t.Fatalf("second claim: %+v", r)
 	}
-	if r := ask(t, ctl.path, controlRequest{Op: "release", File: file}); r.Result != "released" {
+	if r := ask(t, ctl.path, control.Request{Op: "release", File: file}); r.Result != "released" {
 		t.Fatalf("release: %+v", r)
 	}
 	if _, err := os.Stat(marker.Path(file)); !os.IsNotExist(err) {
@@ -135,7 +137,7 @@ func TestControl_ClaimHeld_Refused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	r := ask(t, ctl.path, controlRequest{Op: "claim", File: file})
+	r := ask(t, ctl.path, control.Request{Op: "claim", File: file})
 	if r.Result != "refused" || r.Verdict == "" || len(r.Lines) != 2 {
 		t.Fatalf("claim of a held file: %+v", r)
 	}
@@ -149,12 +151,12 @@ func TestControl_ClaimHeld_Refused(t *testing.T) {
 
 func TestControl_BadRequests_AreErrors(t *testing.T) {
 	_, ctl := testSession(t, testControlDir(t))
-	for _, req := range []controlRequest{{Op: "claim"}, {Op: "claim", File: "rel.jsonl"}, {Op: "unlock", File: "/x"}} {
+	for _, req := range []control.Request{{Op: "claim"}, {Op: "claim", File: "rel.jsonl"}, {Op: "unlock", File: "/x"}} {
 		if r := ask(t, ctl.path, req); r.Result != "error" || r.Error == "" {
 			t.Errorf("%+v: %+v", req, r)
 		}
 	}
-	if r := ask(t, ctl.path, controlRequest{Op: "hello"}); r.Result != "ok" || r.Pid != os.Getpid() {
+	if r := ask(t, ctl.path, control.Request{Op: "hello"}); r.Result != "ok" || r.Pid != os.Getpid() {
 		t.Errorf("hello: %+v", r)
 	}
 }
@@ -169,7 +171,7 @@ func TestControl_SocketAndFolderModes_RemovedAtStop(t *testing.T) {
 	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket %s: %v %v, want a 0600 socket", ctl.path, fi.Mode(), err)
 	}
-	if ctl.path != controlPath(dir, s.self.Pid) || filepath.Base(ctl.path) != strconv.Itoa(os.Getpid())+".sock" {
+	if ctl.path != control.Path(dir, s.self.Pid) || filepath.Base(ctl.path) != strconv.Itoa(os.Getpid())+".sock" {
 		t.Errorf("socket %s is not named by the session pid", ctl.path)
 	}
 	ctl.stop()
@@ -285,7 +287,7 @@ func controlClient() {
 		os.Exit(1)
 	}
 	defer conn.Close()
-	json.NewEncoder(conn).Encode(controlRequest{Op: "claim", File: os.Getenv("PADRUN_CONTROL_FILE")})
+	json.NewEncoder(conn).Encode(control.Request{Op: "claim", File: os.Getenv("PADRUN_CONTROL_FILE")})
 	line, _ := bufio.NewReader(conn).ReadString('\n')
 	os.Stdout.WriteString(line)
 }
@@ -297,16 +299,16 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 	s.kill = func() { killed++ }
 	dir := t.TempDir()
 	first, second, held := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "held.jsonl")
-	hook := func(file string) (int, string) {
+	run := func(file string) (int, string) {
 		var stderr strings.Builder
 		in := `{"session_id":"` + uuid.NewString() + `","transcript_path":"` + file + `","hook_event_name":"SessionStart","source":"clear"}`
-		return Hook("claude", strings.NewReader(in), &stderr, env), stderr.String()
+		return hook.Claude("claude", strings.NewReader(in), &stderr, env.ControlClient()), stderr.String()
 	}
-	if code, out := hook(first); code != 0 || out != "" {
+	if code, out := run(first); code != 0 || out != "" {
 		t.Fatalf("claim: exit %d, stderr %q", code, out)
 	}
 	// /clear: the new transcript is claimed, the old one released.
-	if code, _ := hook(second); code != 0 {
+	if code, _ := run(second); code != 0 {
 		t.Fatalf("second claim: exit %d", code)
 	}
 	if _, err := os.Stat(marker.Path(first)); !os.IsNotExist(err) {
@@ -321,19 +323,11 @@ func TestClaudeHook_ClaimsSilently_RefusalEndsTheHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	code, out := hook(held)
+	code, out := run(held)
 	if code != 2 || !strings.Contains(out, "padrun: refused: "+held) || killed != 1 {
 		t.Errorf("held: exit %d, killed %d, stderr %q", code, killed, out)
 	}
 	if !marker.IsHeld(s.stopped) {
 		t.Errorf("padrun does not exit with the refusal: %v", s.stopped)
-	}
-	// padrun unreachable: the hook ends the harness itself.
-	ended := false
-	endHarness = func(Env) { ended = true }
-	defer func() { endHarness = stopHarness }()
-	env.Control = filepath.Join(dir, strconv.Itoa(s.self.Pid)+".sock")
-	if code, out := hook(first); code != 2 || !ended || !strings.Contains(out, "cannot reach padrun") {
-		t.Errorf("unreachable: exit %d, ended %v, stderr %q", code, ended, out)
 	}
 }

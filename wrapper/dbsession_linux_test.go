@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/padrun/padrun/wrapper/control"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -59,7 +60,7 @@ func TestControl_ClaimSession_GuardFolderChecked(t *testing.T) {
 	_, ctl := testSession(t, testControlDir(t))
 	db := filepath.Join(t.TempDir(), "opencode.db")
 	guard := harness.SessionGuard(db, "ses_1")
-	if r := ask(t, ctl.path, controlRequest{Op: "claim", File: guard, SessionID: "ses_1"}); r.Result != "claimed" {
+	if r := ask(t, ctl.path, control.Request{Op: "claim", File: guard, SessionID: "ses_1"}); r.Result != "claimed" {
 		t.Fatalf("claim: %+v", r)
 	}
 	if fi, err := os.Lstat(filepath.Dir(guard)); err != nil || fi.Mode().Perm() != 0o700 {
@@ -71,7 +72,7 @@ func TestControl_ClaimSession_GuardFolderChecked(t *testing.T) {
 
 	linked := filepath.Join(t.TempDir(), "opencode.db")
 	os.Symlink(t.TempDir(), filepath.Dir(harness.SessionGuard(linked, "x")))
-	if r := ask(t, ctl.path, controlRequest{Op: "claim", File: harness.SessionGuard(linked, "ses_2")}); r.Result != "error" {
+	if r := ask(t, ctl.path, control.Request{Op: "claim", File: harness.SessionGuard(linked, "ses_2")}); r.Result != "error" {
 		t.Errorf("claim through a symlinked guard folder: %+v", r)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/padrun/padrun/wrapper/control"
 )
 
 // Env is padrun's environment, read once at the edge (ReadEnv, from main)
@@ -67,4 +69,12 @@ func (e Env) SessionPID() (int, error) {
 		return 0, usagef("PAD_SESSION_PID=%q is not a positive integer", v)
 	}
 	return n, nil
+}
+
+// ControlClient is the way to the padrun session this process runs inside,
+// for a companion's hook: PADRUN_CONTROL, and PAD_SESSION_PID read by the
+// one rule (a value that is not a pid names no session).
+func (e Env) ControlClient() control.Client {
+	pid, _ := e.SessionPID() // 0 when it names no session
+	return control.Client{Socket: e.Control, SessionPID: pid}
 }

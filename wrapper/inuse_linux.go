@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker/ident"
+	"github.com/padrun/padrun/wrapper/watch"
 )
 
 // startedAt is when pid started, by the wall clock: its start token
@@ -41,7 +42,7 @@ func startedAt(pid int) (time.Time, bool) {
 }
 
 // ofTree reports whether pid, alive, is of root's process tree.
-func ofTree(pid, root int) bool { return inTree(pid, root) == inside }
+func ofTree(pid, root int) bool { return watch.OfTree(pid, root) }
 
 // inUseNotify tells found, at once, of every file that appears in the
 // folders it watches: a harness's in-use lock is learned while its writer
@@ -94,7 +95,7 @@ func (n *inUseNotify) loop(found func(dir string)) {
 			return
 		}
 		seen := map[string]bool{}
-		readEvents(n.in, buf, func(ev *unix.InotifyEvent, _ string) {
+		watch.ReadEvents(n.in, buf, func(ev *unix.InotifyEvent, _ string) {
 			n.mu.Lock()
 			dir, ok := n.dirs[int(ev.Wd)]
 			n.mu.Unlock()

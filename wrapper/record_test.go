@@ -17,6 +17,7 @@ import (
 
 	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/registry"
+	"github.com/padrun/padrun/wrapper/control"
 )
 
 // TestWriteChild_NeverWaitsForTheRegistry: while another process holds the
@@ -77,8 +78,8 @@ func TestJobs_NeverWaitForAClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	claimed := make(chan controlReply, 1)
-	go func() { claimed <- s.handleControl(controlRequest{Op: "claim", File: file}) }()
+	claimed := make(chan control.Reply, 1)
+	go func() { claimed <- s.handleControl(control.Request{Op: "claim", File: file}) }()
 	<-waiting // the claim waits for the registry's lock, for up to registry.LockWait
 	var w childWrite
 	child := childInfo{pid: os.Getpid()}

@@ -19,14 +19,8 @@ import (
 	"github.com/padrun/padrun/registry"
 	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/watch"
 )
-
-// watchEvents is what the folder watcher reports to the run.
-type watchEvents struct {
-	claim   func(path string)      // a new session file that the run's own tree writes
-	unowned func(path, why string) // a new session file not proven the run's
-	wrote   func(path string)      // a session file in a watched folder was written
-}
 
 // watch claims every new session file the child's process tree creates in
 // the harness's session folders, at once: a marker, no refusal. A new file
@@ -41,7 +35,7 @@ func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChil
 			s.watchClaimed()
 		}
 	}
-	stop, setChild, err := watch(ws, now, watchEvents{claim: claim, unowned: s.unowned, wrote: s.learnHeader})
+	stop, setChild, err := watch.Start(ws, now, watch.Events{Claim: claim, Unowned: s.unowned, Wrote: s.learnHeader})
 	if err != nil {
 		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
 		return func() {}, func(int) {}
@@ -143,7 +137,7 @@ func (s *session) unowned(path, why string) {
 		s.o.Log.Debug().Str("file", path).Msg("new session file left to the companion")
 		return
 	}
-	if why == whyForeign {
+	if why == watch.WhyForeign {
 		s.o.Log.Debug().Str("file", path).Msg("new session file of another process: not claimed")
 		return
 	}
@@ -155,9 +149,6 @@ func (s *session) holds(file string) bool {
 	defer s.mu.Unlock()
 	return s.heldLocked(file)
 }
-
-// whyForeign is the reason given for a file another process writes.
-const whyForeign = "another process writes it"
 
 // learnHeader reads the harness's session id from a claimed file's header
 // once the harness has written it, into its marker and the record.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/padrun/padrun/wrapper/control"
 )
 
 func TestPadTOMLAgent(t *testing.T) {
@@ -118,12 +120,12 @@ func TestAskControl_SessionPIDByTheOneRule(t *testing.T) {
 	dir := t.TempDir()
 	for _, pid := range []string{"05", "+5", " 5"} {
 		env := EnvFrom([]string{"PAD_SESSION_PID=" + pid, "PADRUN_CONTROL=" + filepath.Join(dir, pid+".sock")})
-		if _, err := askControl(env, controlRequest{Op: "claim"}); err == nil || !strings.Contains(err.Error(), "no control socket") {
+		if _, err := env.ControlClient().Ask(control.Request{Op: "claim"}); err == nil || !strings.Contains(err.Error(), "no control socket") {
 			t.Errorf("PAD_SESSION_PID=%q: %v, want no control socket", pid, err)
 		}
 	}
 	env := EnvFrom([]string{"PAD_SESSION_PID=5", "PADRUN_CONTROL=" + filepath.Join(dir, "5.sock")})
-	if _, err := askControl(env, controlRequest{Op: "claim"}); err == nil || !strings.Contains(err.Error(), "cannot reach padrun") {
+	if _, err := env.ControlClient().Ask(control.Request{Op: "claim"}); err == nil || !strings.Contains(err.Error(), "cannot reach padrun") {
 		t.Errorf("PAD_SESSION_PID=5: %v, want cannot reach padrun", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/hook"
 )
 
 func init() {
@@ -56,7 +57,7 @@ func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	return func(args []string, stdout, stderr io.Writer) error {
 		name := hookHarness(args[0])
 		if args[0] == "gemini-hook" && len(args) == 2 {
-			if code := wrapper.GeminiHook(args[1], os.Stdin, stdout, stderr, wrapper.ReadEnv()); code != 0 {
+			if code := hook.Gemini(args[1], os.Stdin, stdout, stderr, wrapper.ReadEnv().ControlClient()); code != 0 {
 				return exitStatus(code)
 			}
 			return nil
@@ -65,7 +66,7 @@ func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", strings.Join(args, " ")),
 				Advice: "padrun companion claude-hook, qwen-hook or gemini-hook EVENT (run by the harness's hooks, reading the hook's JSON on stdin)"}
 		}
-		if code := wrapper.Hook(name, os.Stdin, stderr, wrapper.ReadEnv()); code != 0 {
+		if code := hook.Claude(name, os.Stdin, stderr, wrapper.ReadEnv().ControlClient()); code != 0 {
 			return exitStatus(code) // the harness reads the hook's status: 2 blocks
 		}
 		return nil

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package wrapper
+package watch
 
 import (
 	"os"
@@ -12,10 +12,10 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// watch reports, through ev, every session file created in the watched
+// Start reports, through ev, every session file created in the watched
 // folders until stop is called, by a cheap poll of their listings. Here
 // padrun cannot tell which process writes a file: none is claimed.
-func watch(ws []harness.Watch, _ time.Time, ev watchEvents) (stop func(), setChild func(int), err error) {
+func Start(ws []harness.Watch, _ time.Time, ev Events) (stop func(), setChild func(int), err error) {
 	list := func() map[string]bool {
 		seen := map[string]bool{}
 		for _, w := range ws {
@@ -46,7 +46,7 @@ func watch(ws []harness.Watch, _ time.Time, ev watchEvents) (stop func(), setChi
 				for p := range list() {
 					if !before[p] {
 						before[p] = true
-						ev.unowned(p, "padrun cannot tell which process writes it on this system")
+						ev.Unowned(p, "padrun cannot tell which process writes it on this system")
 					}
 				}
 			}

@@ -1,4 +1,4 @@
-package wrapper
+package watch
 
 import (
 	"os"
@@ -61,6 +61,9 @@ func inTree(pid, root int) membership {
 	}
 	return outside
 }
+
+// OfTree reports whether pid, alive, is of root's process tree.
+func OfTree(pid, root int) bool { return inTree(pid, root) == inside }
 
 // writers scans /proc for processes holding f open for writing: ours says
 // one of root's tree does, foreign that another process does.

@@ -1,4 +1,4 @@
-package wrapper
+package hook
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 )
 
 // stopHarness SIGKILLs the harness that runs this hook: the ancestor whose
-// parent is the session's padrun ($PAD_SESSION_PID), else the hook's parent.
-func stopHarness(env Env) {
-	session, _ := env.SessionPID() // Best effort: 0 stops the parent.
+// parent is the session's padrun ($PAD_SESSION_PID), else the hook's parent
+// (session 0: none).
+func stopHarness(session int) {
 	pid := os.Getppid()
 	for p := pid; p > 1; {
 		parent, _ := ident.ParentPid(p) // 0 when it is gone

@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
-package wrapper
+package hook
 
 import (
 	"os"
@@ -9,4 +9,4 @@ import (
 )
 
 // stopHarness SIGKILLs the hook's parent, the harness or its shell.
-func stopHarness(Env) { unix.Kill(os.Getppid(), unix.SIGKILL) } // Best effort.
+func stopHarness(int) { unix.Kill(os.Getppid(), unix.SIGKILL) } // Best effort.

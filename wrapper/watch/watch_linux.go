@@ -1,4 +1,4 @@
-package wrapper
+package watch
 
 import (
 	"os"
@@ -21,7 +21,7 @@ type watcher struct {
 	fan   *fanWatch    // nil without CAP_SYS_ADMIN
 	root  int          // padrun itself: its tree is the run's
 	child atomic.Int64 // the direct child
-	ev    watchEvents
+	ev    Events
 	dirs  map[int]watched
 	// pending are new session files whose writer is not known yet; seen are
 	// the writers fanotify named, by file; decided are the files judged.
@@ -30,17 +30,17 @@ type watcher struct {
 	decided map[fileKey]bool
 }
 
-// watch reports, through ev, every session file created in the watched
+// Start reports, through ev, every session file created in the watched
 // folders until stop is called: claimed when the run's own process tree
 // writes it, unowned otherwise. It uses inotify, so a file is judged as soon
 // as it exists or is first written. Start it before the child, so that no
 // file the child creates at once goes unseen; setChild names the child.
-func watch(ws []harness.Watch, now time.Time, ev watchEvents) (stop func(), setChild func(int), err error) {
+func Start(ws []harness.Watch, now time.Time, ev Events) (stop func(), setChild func(int), err error) {
 	return watchTree(ws, now, os.Getpid(), ev)
 }
 
-// watchTree is watch for the tree of root.
-func watchTree(ws []harness.Watch, now time.Time, root int, ev watchEvents) (stop func(), setChild func(int), err error) {
+// watchTree is Start for the tree of root.
+func watchTree(ws []harness.Watch, now time.Time, root int, ev Events) (stop func(), setChild func(int), err error) {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, nil, err
@@ -121,7 +121,7 @@ func (w *watcher) loop(quit int) {
 		w.readInotify(buf)
 		if done {
 			for _, path := range w.pending {
-				w.ev.unowned(path, "no process of this run was seen writing it")
+				w.ev.Unowned(path, "no process of this run was seen writing it")
 			}
 			return
 		}
@@ -129,7 +129,7 @@ func (w *watcher) loop(quit int) {
 }
 
 func (w *watcher) readInotify(buf []byte) {
-	readEvents(w.in, buf, func(ev *unix.InotifyEvent, name string) {
+	ReadEvents(w.in, buf, func(ev *unix.InotifyEvent, name string) {
 		d, ok := w.dirs[int(ev.Wd)]
 		isDir := ev.Mask&unix.IN_ISDIR != 0
 		if !ok || name == "" || !d.matches(name, isDir) {
@@ -146,14 +146,14 @@ func (w *watcher) readInotify(buf []byte) {
 			w.judge(path, true)
 		default:
 			w.judge(path, false)
-			w.ev.wrote(path)
+			w.ev.Wrote(path)
 		}
 	})
 }
 
-// readEvents reads the inotify events queued on fd, each with its file's
+// ReadEvents reads the inotify events queued on fd, each with its file's
 // name, until none is left.
-func readEvents(fd int, buf []byte, each func(ev *unix.InotifyEvent, name string)) {
+func ReadEvents(fd int, buf []byte, each func(ev *unix.InotifyEvent, name string)) {
 	for {
 		n, err := unix.Read(fd, buf)
 		if err != nil || n <= 0 {
@@ -215,9 +215,9 @@ func (w *watcher) decide(k fileKey, m membership) {
 	delete(w.seen, k)
 	w.decided[k] = true
 	if m == inside {
-		w.ev.claim(path)
+		w.ev.Claim(path)
 	} else {
-		w.ev.unowned(path, whyForeign)
+		w.ev.Unowned(path, WhyForeign)
 	}
 }
 

@@ -1,4 +1,4 @@
-package wrapper
+package hook
 
 import (
 	"encoding/json"
@@ -7,9 +7,11 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/padrun/padrun/wrapper/control"
 )
 
-// GeminiHook is gemini's SessionStart and BeforeAgent hook (SPEC 4.5), run
+// Gemini is gemini's SessionStart and BeforeAgent hook (SPEC 4.5), run
 // by gemini as `padrun companion gemini-hook EVENT` with the hook's JSON on
 // stdin. It asks the padrun of this session to claim the session file
 // gemini writes (transcript_path): at SessionStart the file gemini has just
@@ -19,9 +21,9 @@ import (
 // padrun has ended gemini before it records the prompt; the hook still
 // answers with gemini's block decision, and so it does when padrun cannot
 // be reached, ending gemini itself. It returns the hook's exit status,
-// which is 0: gemini reads a decision only from a hook that succeeded. env
-// is the hook's environment (ReadEnv).
-func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env) int {
+// which is 0: gemini reads a decision only from a hook that succeeded. c
+// is the way to the session's padrun, from the hook's environment.
+func Gemini(event string, stdin io.Reader, stdout, stderr io.Writer, c control.Client) int {
 	var in struct {
 		SessionID  string `json:"session_id"`
 		Transcript string `json:"transcript_path"`
@@ -30,11 +32,11 @@ func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env
 	if err == nil {
 		err = json.Unmarshal(b, &in)
 	}
-	req := controlRequest{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true}
+	req := control.Request{Op: "claim", File: in.Transcript, SessionID: in.SessionID, Stop: true}
 	switch {
 	case err != nil:
 	case event == "SessionStart" && in.Transcript == "":
-		req = controlRequest{Op: "hello"} // no file yet: greet only
+		req = control.Request{Op: "hello"} // no file yet: greet only
 	case !filepath.IsAbs(in.Transcript):
 		err = errors.New("no absolute transcript_path in the hook's input")
 	case event == "BeforeAgent":
@@ -45,16 +47,16 @@ func GeminiHook(event string, stdin io.Reader, stdout, stderr io.Writer, env Env
 	case event != "SessionStart":
 		err = fmt.Errorf("unknown event %q", event)
 	}
-	var reply controlReply
+	var reply control.Reply
 	if err == nil {
-		reply, err = askControl(env, req)
+		reply, err = c.Ask(req)
 	}
 	var why []string
 	switch {
 	case err != nil:
 		why = []string{fmt.Sprintf("padrun: gemini hook: %v", err),
 			"padrun: hint: padrun fails closed and ends gemini; run gemini under padrun, or with padrun --no-companion"}
-		endHarness(env) // padrun cannot: end gemini before it writes
+		endHarness(c.SessionPID) // padrun cannot: end gemini before it writes
 	case reply.Result == "claimed" || reply.Result == "ok":
 		return 0
 	case reply.Result == "refused":

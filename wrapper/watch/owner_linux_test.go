@@ -1,4 +1,4 @@
-package wrapper
+package watch
 
 import (
 	"os"
@@ -74,6 +74,11 @@ func TestInTree(t *testing.T) {
 	}
 	if got := inTree(1<<22+12345, os.Getpid()); got != gone {
 		t.Errorf("no such pid: %v, want gone", got)
+	}
+	// OfTree, the in-use locks' question, is inside alone.
+	if !OfTree(pid, os.Getpid()) || OfTree(os.Getpid(), pid) || OfTree(1<<22+12345, os.Getpid()) {
+		t.Errorf("OfTree: own child %v, parent of root %v, no such pid %v; want true, false, false",
+			OfTree(pid, os.Getpid()), OfTree(os.Getpid(), pid), OfTree(1<<22+12345, os.Getpid()))
 	}
 }
 

@@ -1,4 +1,4 @@
-package wrapper
+package watch
 
 import (
 	"bufio"
@@ -22,10 +22,10 @@ type verdicts struct {
 func startWatch(t *testing.T, dir string) verdicts {
 	t.Helper()
 	v := verdicts{make(chan string, 16), make(chan string, 16)}
-	stop, _, err := watchTree([]harness.Watch{{Dir: dir, Pattern: "*.jsonl"}}, time.Now(), os.Getpid(), watchEvents{
-		claim:   func(p string) { v.claimed <- filepath.Base(p) },
-		unowned: func(p, why string) { v.unowned <- filepath.Base(p) + ": " + why },
-		wrote:   func(string) {},
+	stop, _, err := watchTree([]harness.Watch{{Dir: dir, Pattern: "*.jsonl"}}, time.Now(), os.Getpid(), Events{
+		Claim:   func(p string) { v.claimed <- filepath.Base(p) },
+		Unowned: func(p, why string) { v.unowned <- filepath.Base(p) + ": " + why },
+		Wrote:   func(string) {},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestWatch_LeavesAFileAnotherProcessWrites(t *testing.T) {
 	v := startWatch(t, dir)
 	orphan(t, "exec 3>>"+filepath.Join(dir, "theirs.jsonl")+"; sleep 60")
 	got := within(t, v.unowned, "verdict")
-	if got != "theirs.jsonl: "+whyForeign {
+	if got != "theirs.jsonl: "+WhyForeign {
 		t.Fatalf("got %q, want the file left as another process's", got)
 	}
 	select {
