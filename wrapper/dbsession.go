@@ -9,7 +9,7 @@ import (
 )
 
 // sessionFolders readies the folder of every guard that names a session
-// of a database (opencode's, SPEC 4.7): padrun's own folder beside the
+// of a database (opencode's, docs/spec.md §4.7): padrun's own folder beside the
 // database, created 0700, the user's, never reached through a symlink. The
 // database's folder is created when the harness has not run yet. Other
 // paths are left to the marker, as ever.

@@ -10,7 +10,7 @@ import (
 	"github.com/padrun/padrun/marker"
 )
 
-// The hold follows the file (SPEC 14). The kernel's locks follow inodes: a
+// The hold follows the file (docs/spec.md §14). The kernel's locks follow inodes: a
 // lock file moved with its folder stays locked, and so does a session file
 // renamed while held (its own inode is flocked too). Names do not: after a
 // rename, or a symlinked folder re-pointed, a name the harness writes by

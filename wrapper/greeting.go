@@ -9,8 +9,8 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-// DefaultGreeting is how long a companion has to greet its padrun (SPEC
-// 4.5) once nothing can hold the harness up but its own start. Measured from
+// DefaultGreeting is how long a companion has to greet its padrun (docs/spec.md
+// §4.5) once nothing can hold the harness up but its own start. Measured from
 // the child's start on a 2-core machine at load 10: pi 0.74.2 1.4-7 s (the
 // first run cold), pi 1.6.0 0.5 s, claude 2.1.197 and 2.1.332 0.4-1.6 s, and
 // 4 s for claude -p reading its prompt from a pipe; the rest is room for a
@@ -20,7 +20,7 @@ const DefaultGreeting = 20 * time.Second
 // greeting follows a companion that was asked for until it greets its
 // padrun, which it does over the control socket before its harness writes a
 // session file (pi's extension when pi loads it, claude's SessionStart
-// hook). Until then the folder watch of SPEC 4.4 runs as it does for a
+// hook). Until then the folder watch of docs/spec.md §4.4 runs as it does for a
 // harness without a companion, so that a harness that ignores the companion
 // still has its new sessions claimed; once it greets, the watch stops and
 // the companion claims.

@@ -129,7 +129,7 @@ func workingDir() (string, error) {
 // resolveAgent: --agent, else agent_name in the nearest .pad.toml from cwd
 // up, else envAgent ($PAD_AGENT), else the harness's name, else empty. A .pad.toml in a
 // parent folder may be anyone's: one that is not a regular file of the
-// user's or root's is an error, never a wait (SPEC §14).
+// user's or root's is an error, never a wait (docs/spec.md §14).
 func resolveAgent(flag, cwd, envAgent, harnessName string) (string, error) {
 	if flag != "" {
 		return flag, nil

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestResolve_AsTheKernelDoes checks each rule of SPEC §2.3: symlinks
+// TestResolve_AsTheKernelDoes checks each rule of docs/spec.md §2.3: symlinks
 // first, ".." after them, the last component too, from the real working
 // folder, for paths that need not exist.
 func TestResolve_AsTheKernelDoes(t *testing.T) {

@@ -336,7 +336,7 @@ func prepare(o Options) (*session, *run, error) {
 // prepareAbortable runs prepare on a goroutine of its own and returns at
 // once when a signal cancels ctx: a step of prepare may be stuck in the
 // kernel (a hung filesystem, a FIFO where a file was expected), and the
-// signal must still end the run (SPEC §2). prepare takes nothing, so there
+// signal must still end the run (docs/spec.md §2). prepare takes nothing, so there
 // is nothing to release; the stuck goroutine goes with the process.
 func prepareAbortable(ctx context.Context, o Options) (*session, *run, error) {
 	type prepared struct {

@@ -15,7 +15,7 @@ import (
 )
 
 // No flag, environment variable or build tag of the shipped binary turns
-// enforcement off (SPEC section 7). These tests list every one there is, so
+// enforcement off (docs/spec.md §7). These tests list every one there is, so
 // that a new one fails here until it is reviewed and added.
 
 func TestNoBypass_Flags(t *testing.T) {
@@ -25,16 +25,16 @@ func TestNoBypass_Flags(t *testing.T) {
 	fs.VisitAll(func(f *pflag.Flag) { got = append(got, f.Name) })
 	// Each of these chooses what to guard or how to run; none skips the lock,
 	// the marker or the verdict. --no-companion leaves switches inside the
-	// harness unguarded (SPEC 4.5, said on stderr); the session it starts with
+	// harness unguarded (docs/spec.md §4.5, said on stderr); the session it starts with
 	// is guarded all the same. The --etcd flags add a hold across machines
-	// beside the local one, never instead of it (SPEC 15); --session-key
+	// beside the local one, never instead of it (docs/spec.md §15); --session-key
 	// names its key.
 	want := []string{"agent", "etcd", "etcd-cacert", "etcd-cert", "etcd-key", "etcd-prefix", "etcd-ttl", "etcd-user",
 		"grace", "guard", "harness", "heartbeat", "log-file", "log-format",
 		"log-level", "no-companion", "no-pin", "pty", "record", "session-key", "strict", "timeout", "wait"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Fatalf("run flags %v, want %v: review any new flag against SPEC section 7", got, want)
+		t.Fatalf("run flags %v, want %v: review any new flag against docs/spec.md §7", got, want)
 	}
 }
 
@@ -78,7 +78,7 @@ func TestNoBypass_Environment(t *testing.T) {
 		"PADRUN_LOG_LEVEL": true, "PADRUN_LOG_FORMAT": true, "PADRUN_LOG_FILE": true,
 		"PADRUN_SESSION_FILE": true, "PADRUN_MARKER": true, "PADRUN_VERSION": true,
 		"PATH": true, "PI_CODING_AGENT_DIR": true, "PI_CODING_AGENT_SESSION_DIR": true,
-		// The control socket of the companions (SPEC 4.5): where padrun puts it,
+		// The control socket of the companions (docs/spec.md §4.5): where padrun puts it,
 		// and how the claude hook finds it; a wrong one fails closed.
 		"PADRUN_CONTROL": true, "XDG_RUNTIME_DIR": true,
 		// padrun's state folder: the untested harness releases it warned about.
@@ -115,7 +115,7 @@ func TestNoBypass_Environment(t *testing.T) {
 	for path, src := range sources(t) {
 		for _, m := range names.FindAllStringSubmatch(src, -1) {
 			if !allowed[m[1]] {
-				t.Errorf("%s names the variable %s: review it against SPEC section 7", path, m[1])
+				t.Errorf("%s names the variable %s: review it against docs/spec.md §7", path, m[1])
 			}
 		}
 		for _, m := range reads.FindAllStringSubmatch(src, -1) {
@@ -124,7 +124,7 @@ func TestNoBypass_Environment(t *testing.T) {
 				continue // the adapters' and logs' own lookups, of names checked above
 			}
 			if name := strings.Trim(arg, `"`); !allowed[name] {
-				t.Errorf("%s reads %s(%s): review it against SPEC section 7", path, m[1], arg)
+				t.Errorf("%s reads %s(%s): review it against docs/spec.md §7", path, m[1], arg)
 			}
 		}
 	}

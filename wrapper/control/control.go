@@ -1,6 +1,6 @@
 // Package control is the protocol of padrun's control socket, how a
 // companion inside the harness asks its own padrun to guard the session
-// file the harness is about to use (SPEC 4.5), and the client side of it.
+// file the harness is about to use (docs/spec.md §4.5), and the client side of it.
 // The server is the run's (package wrapper). The protocol is one JSON
 // object a line each way:
 //

@@ -13,13 +13,13 @@ import (
 //go:embed companion/control.js
 var controlJS []byte
 
-// piExtension is the companion padrun loads into pi (SPEC 4.5).
+// piExtension is the companion padrun loads into pi (docs/spec.md §4.5).
 //
 //go:embed companion/pi.js
 var piJS []byte
 
 // opencodePlugin is the companion padrun loads into opencode and kilo
-// (SPEC 4.7).
+// (docs/spec.md §4.7).
 //
 //go:embed companion/opencode.js
 var opencodeJS []byte

@@ -147,7 +147,7 @@ func (a claudeArgs) mode() string {
 	return "interactive"
 }
 
-// claude reads Claude Code's command line (SPEC 4.2).
+// claude reads Claude Code's command line (docs/spec.md §4.2).
 func claude(argv []string, env Env) Plan {
 	a := parseClaude(argv)
 	p := Plan{Argv: argv, Mode: a.mode()}

@@ -79,7 +79,7 @@ func parseCodex(argv []string) codexArgs {
 	return a
 }
 
-// codex reads codex's command line (SPEC 4.3).
+// codex reads codex's command line (docs/spec.md §4.3).
 func codex(argv []string, env Env) Plan {
 	a := parseCodex(argv)
 	p := Plan{Argv: argv, Mode: ModeInteractive}

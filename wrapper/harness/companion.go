@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// CompanionSpec is what a harness loads of padrun's (SPEC 4.5): a script it
+// CompanionSpec is what a harness loads of padrun's (docs/spec.md §4.5): a script it
 // runs in its own process, or a hook that runs padrun again.
 type CompanionSpec struct {
 	// LoadedBy is the flag that asks the harness to load it, named when
@@ -91,7 +91,7 @@ func (c *CompanionSpec) Env(l Load) (env []string, ok bool) {
 	return c.env(l)
 }
 
-// Companion names the harness whose companion a run loads (SPEC 4.5);
+// Companion names the harness whose companion a run loads (docs/spec.md §4.5);
 // empty when the harness has none or the run opens no session (help,
 // package commands).
 func Companion(p Plan) string {

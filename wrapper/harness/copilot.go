@@ -115,7 +115,7 @@ func (a copilotArgs) mode() string {
 	return ModeInteractive
 }
 
-// copilot reads Copilot CLI's command line (SPEC 4.6). copilot resolves
+// copilot reads Copilot CLI's command line (docs/spec.md §4.6). copilot resolves
 // names, id prefixes and --continue from its own SQLite database
 // (session-store.db), which padrun does not read: only a session named by
 // its full id, or the one session there is, is known before copilot runs.

@@ -173,7 +173,7 @@ func geminiProject(home string, env Env) string {
 	return dir
 }
 
-// gemini reads Gemini CLI's command line (SPEC 4.6).
+// gemini reads Gemini CLI's command line (docs/spec.md §4.6).
 func gemini(argv []string, env Env) Plan {
 	a := parseGemini(argv)
 	p := Plan{Argv: argv, Mode: geminiMode(a, env)}
@@ -479,7 +479,7 @@ func isJSONObject(v json.RawMessage) bool {
 }
 
 // geminiHooks is the system-defaults settings file that loads padrun's
-// hooks into gemini (SPEC 4.5): gemini merges it under the user's, the
+// hooks into gemini (docs/spec.md §4.5): gemini merges it under the user's, the
 // workspace's and the system's settings, concatenating each event's hooks,
 // so the user's own hooks still run and the user's settings are not
 // touched. SessionStart greets padrun and claims the file gemini has just

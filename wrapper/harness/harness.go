@@ -3,7 +3,7 @@
 //
 // Each adapter mirrors its harness's own argument parser closely enough to
 // find the flags that choose a session file, and leaves every other argument
-// alone. What was checked against the real CLIs is in SPEC section 4.
+// alone. What was checked against the real CLIs is in docs/spec.md §4.
 //
 // A harness is one Adapter value, declared in adapters.go; nothing outside
 // this package knows a harness by its name. A new harness provides, in this
@@ -184,7 +184,7 @@ type Sessions struct {
 	Pattern string // a session file's name, as read's Watch matches it
 	Depth   int    // folders below the session folder (codex keeps YYYY/MM/DD)
 	Ranking string // how the harness picks its latest session
-	// Database: the sessions are rows of one database (SPEC 4.7), held by
+	// Database: the sessions are rows of one database (docs/spec.md §4.7), held by
 	// guards that Pattern names; no folder shows a new one, which the
 	// companion claims.
 	Database bool

@@ -14,7 +14,7 @@ import (
 // (opencode, and its fork kilo) has no file per session. padrun guards
 // such a session by a name of its own beside the database, never inside
 // it: <dbdir>/.<db name>.padrun/<session id>, whose marker and lock are the
-// usual <id>.live.json and <id>.live.lock (SPEC 4.7). The name is never
+// usual <id>.live.json and <id>.live.lock (docs/spec.md §4.7). The name is never
 // created as a file; its folder is padrun's, 0700.
 
 // dbHarness is what differs between opencode and kilo: their names.
@@ -241,7 +241,7 @@ func (a opencodeArgs) mode() string {
 }
 
 // opencode and kilo read the command line of a harness whose sessions are
-// rows of one database (SPEC 4.7; opencode 1.18.33, kilo 7.7.9).
+// rows of one database (docs/spec.md §4.7; opencode 1.18.33, kilo 7.7.9).
 func opencode(argv []string, env Env) Plan { return opencodeNames.read(argv, env) }
 
 func kilo(argv []string, env Env) Plan { return kiloNames.read(argv, env) }

@@ -241,7 +241,7 @@ func piSessionID(path string) string {
 	return ""
 }
 
-// pi reads pi's command line (SPEC 4.1) by the rules of its release. When
+// pi reads pi's command line (docs/spec.md §4.1) by the rules of its release. When
 // the release is unknown it applies the newest rules, unless the tested
 // releases read argv differently: then argv is left as it is and the file
 // is unknown.

@@ -150,7 +150,7 @@ func (a qwenArgs) mode() string {
 // ranks (chunk-DPEB6S2R.js).
 var qwenSessionFile = regexp.MustCompile(`^[0-9a-fA-F-]{32,36}\.jsonl$`)
 
-// qwen reads Qwen Code's command line (SPEC 4.6).
+// qwen reads Qwen Code's command line (docs/spec.md §4.6).
 func qwen(argv []string, env Env) Plan {
 	a := parseQwen(argv)
 	p := Plan{Argv: argv, Mode: a.mode()}

@@ -11,7 +11,7 @@ import (
 
 // Session files and harness settings may be anyone's (a shared
 // --session-dir, a sudo run with another user's HOME): each is opened as
-// hostile (SPEC §14), never through a symlink, never blocking on a FIFO, a
+// hostile (docs/spec.md §14), never through a symlink, never blocking on a FIFO, a
 // regular file of the user's or root's only, and bounded.
 const (
 	// maxSettings bounds a harness's settings file: pi's is a few KiB.

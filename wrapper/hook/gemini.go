@@ -11,7 +11,7 @@ import (
 	"github.com/padrun/padrun/wrapper/control"
 )
 
-// Gemini is gemini's SessionStart and BeforeAgent hook (SPEC 4.5), run
+// Gemini is gemini's SessionStart and BeforeAgent hook (docs/spec.md §4.5), run
 // by gemini as `padrun companion gemini-hook EVENT` with the hook's JSON on
 // stdin. It asks the padrun of this session to claim the session file
 // gemini writes (transcript_path): at SessionStart the file gemini has just

@@ -13,8 +13,8 @@ import (
 	"github.com/padrun/padrun/wrapper/control"
 )
 
-// Claude is the session hook of a harness with claude-style hooks (SPEC
-// 4.5): claude's SessionStart, qwen's SessionStart and UserPromptSubmit,
+// Claude is the session hook of a harness with claude-style hooks (docs/spec.md
+// §4.5): claude's SessionStart, qwen's SessionStart and UserPromptSubmit,
 // run by the harness as `padrun companion HARNESS-hook`. It asks the padrun
 // of this session to claim the transcript the harness is about to write. It
 // prints nothing when granted, so the harness's context is unchanged.

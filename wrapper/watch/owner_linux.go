@@ -13,7 +13,7 @@ import (
 )
 
 // A new session file is this run's only when padrun can prove that its own
-// process tree writes it (SPEC 4.4, "Whose file is it"). Two proofs:
+// process tree writes it (docs/spec.md §4.4, "Whose file is it"). Two proofs:
 //   - a process of the tree holds the file open for writing (codex keeps its
 //     rollout open): read from /proc, for any user;
 //   - fanotify names the pid of each write to a watched folder's files (pi

@@ -1,6 +1,6 @@
 // Package watch follows a harness's session folders for new session files
 // and judges whose each one is: the run's only when padrun can prove that
-// its own process tree writes it (SPEC 4.4, "Whose file is it"). It reports
+// its own process tree writes it (docs/spec.md §4.4, "Whose file is it"). It reports
 // what it finds through Events; what the run does with a file is the run's.
 package watch
 

@@ -1,6 +1,6 @@
 // Command libfloor is the Go floor of BenchmarkOverhead linked with the
 // libraries padrun is built on; with -signals it also registers the
-// signals SPEC §9 has padrun handle. It is the least a Go program with
+// signals docs/spec.md §9 has padrun handle. It is the least a Go program with
 // padrun's libraries and signals costs: usage libfloor [-signals] F CMD...
 package main
 
