@@ -168,7 +168,8 @@ var adapters = []Adapter{
 		// output cannot refuse, and userPromptSubmitted's block (1.0.102)
 		// comes after session.resume and hook.start are written or queued
 		// (copilot flushes its events 100 ms after the last, 1.0.40's app.js).
-		Unvetoed: "copilot's in-app /resume switches sessions before any hook padrun could refuse it from runs",
+		Unvetoed: "copilot's in-app /resume switches sessions before any hook padrun could refuse it from runs: " +
+			"a session opened so is guarded by the registry record only",
 	},
 	dbAdapter(opencodeNames, "opencode", []string{"opencode-ai"}, "1.17.19", "1.18.33"),
 	dbAdapter(kiloNames, "kilo", []string{"@kilocode/cli", "@kilocode/cli-linux-x64"}, "7.7.7", "7.7.9"),
