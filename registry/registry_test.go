@@ -18,7 +18,7 @@ import (
 	"github.com/padrun/padrun/supervise/childtest"
 )
 
-func TestMain(m *testing.M) { childtest.Main(m, helpers) }
+func TestMain(m *testing.M) { os.Exit(childtest.Main(m, helpers)) }
 
 // helpers are the children the concurrency and lock tests start, each by
 // its name; the folder is $REGISTRY_DIR.

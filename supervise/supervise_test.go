@@ -21,7 +21,7 @@ import (
 // handle TERM at once or ignore it.
 const grace = 100 * time.Millisecond
 
-func TestMain(m *testing.M) { childtest.Main(m, helpers) }
+func TestMain(m *testing.M) { os.Exit(childtest.Main(m, helpers)) }
 
 // helpers are the children the tests start (helper), each by its name.
 var helpers = map[string]func(){

@@ -274,7 +274,7 @@ func TestControl_OtherUID_Rejected(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	childtest.Main(m, map[string]func(){"control-client": controlClient})
+	os.Exit(childtest.Main(m, map[string]func(){"control-client": controlClient}))
 }
 
 // controlClient, the helper of TestControl_OtherUID_Rejected, claims

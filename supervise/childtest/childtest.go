@@ -20,21 +20,21 @@ const env = "PADRUN_TEST_HELPER"
 
 var used sync.Map // helper name -> true
 
-// Main is a package's TestMain. In a helper child it runs the helper that
-// its environment names and exits 0 when the helper returns (2 for a name
-// not in helpers). Else it runs the tests and, when every test ran (no
-// -test.run or -test.list) and passed, fails the run if a helper of
-// helpers was never named by Env or Command.
-func Main(m *testing.M, helpers map[string]func()) {
+// Main is a package's TestMain, which exits with the status it returns. In
+// a helper child it runs the helper that its environment names: 0 when the
+// helper returns (2 for a name not in helpers). Else it runs the tests and,
+// when every test ran (no -test.run or -test.list) and passed, fails the
+// run if a helper of helpers was never named by Env or Command.
+func Main(m *testing.M, helpers map[string]func()) int {
 	if name, ok := os.LookupEnv(env); ok {
 		f, ok := helpers[name]
 		if !ok {
 			fmt.Fprintf(os.Stderr, "childtest: no helper %q\n", name)
-			os.Exit(2)
+			return 2
 		}
 		os.Unsetenv(env) // its own children run the tests unless told otherwise
 		f()
-		os.Exit(0)
+		return 0
 	}
 	code := m.Run()
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.list").Value.String() == "" {
@@ -45,7 +45,7 @@ func Main(m *testing.M, helpers map[string]func()) {
 			}
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // Env returns the environment entry that makes a child of the test binary
