@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/padrun/padrun/wrapper/harness"
 )
 
 // BenchmarkHarnessPrint measures `padrun -- HARNESS -p` against the bare
@@ -17,6 +20,10 @@ import (
 // server, the two run alternately: the medians, their ratio, and the bare
 // harness's own spread from run to run (its 25th to 75th percentile), which
 // the ratio is to be read against. pi and claude are for reference.
+// A harness whose companion is a settings file of hooks (gemini, qwen) is
+// also run bare with the same hooks running true: what the harness's own
+// hook machinery costs, beside what padrun adds to it. Each wrapped run is
+// checked once to have loaded its companion.
 // go test -run '^$' -bench HarnessPrint -benchtime 1x -rounds 10
 func BenchmarkHarnessPrint(b *testing.B) {
 	padrun := buildPadrun(b)
@@ -54,20 +61,50 @@ func BenchmarkHarnessPrint(b *testing.B) {
 			}
 			env = append(env, "HOME="+home, "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"),
 				"PATH="+c.bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+			rt, rtOK := benchRuntimeDir(b)
+			if rtOK {
+				env = append(env, "XDG_RUNTIME_DIR="+rt)
+			}
 			bare := append([]string{filepath.Join(c.bin, h.name)}, h.argv[1:]...)
 			wrapped := append([]string{padrun, "--"}, bare...)
+			cmds := [][]string{bare, wrapped}
+			a, _ := harness.Lookup(h.name)
+			if a.Companion != nil && a.Companion.SettingsEnv != "" && rtOK {
+				name, body := a.Companion.Settings("true")
+				f := filepath.Join(rt, "bench-"+h.name+"-hooks.json")
+				if err := os.WriteFile(f, body, 0o600); err != nil {
+					b.Fatal(err)
+				}
+				defer os.Remove(f)
+				cmds = append(cmds, append([]string{"env", name + "=" + f}, bare...))
+			}
 			// One run of each first: the harness's first start in a fresh
 			// home (caches, a database to create) is not what users wait on.
-			for _, argv := range [][]string{bare, wrapped} {
+			// The wrapped one logs whether its companion loaded.
+			log := filepath.Join(work, "first.log")
+			for i, argv := range cmds {
+				if i == 1 {
+					argv = append([]string{padrun, "--log-level", "debug", "--log-file", log, "--"}, bare...)
+				}
 				cmd := exec.Command(argv[0], argv[1:]...)
 				cmd.Env, cmd.Dir = env, work
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%v: %v\n%s", argv, err, out)
 				}
 			}
+			companion := "no companion"
+			if a.Companion != nil {
+				companion = "companion not loaded"
+				if l, _ := os.ReadFile(log); bytes.Contains(l, []byte("the companion greeted padrun")) {
+					companion = "companion loaded"
+				}
+			}
 			for i := 0; i < b.N; i++ {
-				s := alternate(b, env, work, bare, wrapped)
-				reportSpread(b, h.name, s[0], s[1])
+				s := alternate(b, env, work, cmds...)
+				reportSpread(b, h.name+" ("+companion+")", s[0], s[1])
+				if len(s) > 2 {
+					reportHooked(b, s[0], s[2], s[1])
+				}
 			}
 		})
 	}
@@ -91,6 +128,36 @@ func reportSpread(b *testing.B, name string, bare, wrapped []sample) {
 	b.ReportMetric(ms(b75-b25), "bare-p25-p75-ms")
 	b.ReportMetric(ms(w75-w25), "padrun-p25-p75-ms")
 	b.ReportMetric(ms(mw-mb), "padrun-minus-bare-ms")
+}
+
+// reportHooked prints the bare harness with no-op hooks against the bare
+// one and the wrapped one against it: the hooks' own cost, and padrun's
+// beside it. CPU is of the whole process tree.
+func reportHooked(b *testing.B, bare, hooked, wrapped []sample) {
+	b.Helper()
+	mb, mh, mw := median(bare, wallOf), median(hooked, wallOf), median(wrapped, wallOf)
+	cb, ch, cw := median(bare, cpuOf), median(hooked, cpuOf), median(wrapped, cpuOf)
+	fmt.Printf("%-9s hooks running true %8s (p25-p75 %s-%s)  hooked/bare %.3f  padrun/hooked %.3f  cpu bare %s hooked %s padrun %s\n",
+		"", mh.Round(time.Millisecond), percentile(hooked, 0.25).Round(time.Millisecond), percentile(hooked, 0.75).Round(time.Millisecond),
+		float64(mh)/float64(mb), float64(mw)/float64(mh), cb.Round(time.Millisecond), ch.Round(time.Millisecond), cw.Round(time.Millisecond))
+	b.ReportMetric(float64(mh)/float64(mb), "hooked-bare-ratio")
+	b.ReportMetric(float64(mw)/float64(mh), "padrun-hooked-ratio")
+}
+
+// benchRuntimeDir is the XDG_RUNTIME_DIR the wrapped runs get: gemini
+// 0.61 reads padrun's settings file only from folders that root owns all
+// the way up, which the test's temp folder (under /tmp) is not, and
+// /run/user/0 is. Other users have no such folder: false.
+func benchRuntimeDir(b *testing.B) (string, bool) {
+	if os.Getuid() != 0 {
+		return "", false
+	}
+	const rt = "/run/user/0"
+	if err := os.MkdirAll(rt, 0o700); err != nil {
+		b.Logf("no %s (%v): gemini 0.61 runs without its companion", rt, err)
+		return "", false
+	}
+	return rt, true
 }
 
 // percentile is the wall time at fraction p of the sorted samples (the
