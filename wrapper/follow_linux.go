@@ -1,8 +1,6 @@
 package wrapper
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -136,39 +134,11 @@ func (f *follower) arm(paths []string) {
 type entry struct{ dir, name string }
 
 // way lists the entries the kernel looks up to open p (absolute), as
-// Resolve walks it: each component in its folder, and, for each symlink,
-// the way to its target. It stops at the first entry that does not exist.
+// Resolve walks it (walk): each component in its folder, and, for each
+// symlink, the way to its target. It stops at the first entry that does
+// not exist, or that cannot be read.
 func way(p string) []entry {
 	var out []entry
-	done, todo, links := "/", components(p), 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case ".":
-			continue
-		case "..":
-			done = filepath.Dir(done)
-			continue
-		}
-		out = append(out, entry{done, c})
-		next := filepath.Join(done, c)
-		fi, err := os.Lstat(next)
-		switch {
-		case err != nil:
-			return out
-		case fi.Mode()&os.ModeSymlink == 0:
-			done = next
-			continue
-		}
-		target, err := os.Readlink(next)
-		if links++; err != nil || links > maxLinks {
-			return out
-		}
-		if filepath.IsAbs(target) {
-			done = "/"
-		}
-		todo = append(components(target), todo...)
-	}
+	walk(p, func(dir, name string) { out = append(out, entry{dir, name}) }) // An error only ends the way early.
 	return out
 }

@@ -69,11 +69,25 @@ func Resolve(p string) (string, error) {
 		}
 		p = wd + string(filepath.Separator) + p
 	}
+	r, err := walk(p, nil)
+	if err != nil {
+		return "", fmt.Errorf("wrapper: resolve %s: %w", p, err)
+	}
+	return r, nil
+}
+
+// errLinkLoop is ELOOP's text: more than maxLinks symlinks in one path.
+var errLinkLoop = errors.New("too many levels of symbolic links")
+
+// walk resolves the absolute path p as Resolve describes, looking up one
+// entry at a time; visit, when set, is told each folder and name looked up
+// (the way to a symlink's target included), in the kernel's order. From the
+// first name that does not exist the rest is kept as named.
+func walk(p string, visit func(dir, name string)) (string, error) {
 	vol := filepath.VolumeName(p)
 	done := vol + string(filepath.Separator)
 	todo := components(p[len(vol):])
-	links := 0
-	for len(todo) > 0 {
+	for links := 0; len(todo) > 0; {
 		c := todo[0]
 		todo = todo[1:]
 		switch c {
@@ -83,23 +97,26 @@ func Resolve(p string) (string, error) {
 			done = filepath.Dir(done) // done has no symlink: its parent is real
 			continue
 		}
+		if visit != nil {
+			visit(done, c)
+		}
 		next := filepath.Join(done, c)
 		fi, err := os.Lstat(next)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			return filepath.Join(append([]string{next}, todo...)...), nil
 		case err != nil:
-			return "", fmt.Errorf("wrapper: resolve %s: %w", p, err)
+			return "", err
 		case fi.Mode()&os.ModeSymlink == 0:
 			done = next
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", fmt.Errorf("wrapper: resolve %s: too many levels of symbolic links", p)
+			return "", errLinkLoop
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return "", fmt.Errorf("wrapper: resolve %s: %w", p, err)
+			return "", err
 		}
 		if filepath.IsAbs(target) {
 			v := filepath.VolumeName(target)
