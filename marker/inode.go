@@ -215,6 +215,23 @@ func (l *Hold) MoveTo(file string) error {
 	return l.republish()
 }
 
+// Deleted says, once each, which of the session file inodes l holds have
+// lost their last name while held (an rm, a harness's own cleanup): a
+// path their contents stay readable at until l is released, or "" where
+// the system shows none.
+func (l *Hold) Deleted() []string {
+	var out []string
+	for _, k := range l.inodes {
+		fd := inodeFd(k)
+		if fd < 0 || slices.Contains(l.deleted, k) || !inodeUnlinked(fd) {
+			continue
+		}
+		l.deleted = append(l.deleted, k)
+		out = append(out, fdContents(fd))
+	}
+	return out
+}
+
 // Gone reports whether l's lock file was removed while held (its folder
 // deleted, say): its name is no longer held.
 func (l *Hold) Gone() bool { return unlinked(l.g.h) }

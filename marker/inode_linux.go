@@ -22,6 +22,12 @@ func fdPath(fd int) (string, bool) {
 	return p, true
 }
 
+// fdContents is where the contents of the open file fd can be read by
+// its owner, also once it is deleted.
+func fdContents(fd int) string {
+	return "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/" + strconv.Itoa(fd)
+}
+
 // inodeHolder finds who holds the inode key of file: the pid that
 // /proc/locks names, and, where it shows, the marker of the session it
 // belongs to, through a lock file that the holder (or a process that has

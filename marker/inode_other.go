@@ -8,6 +8,9 @@ import "github.com/padrun/padrun/marker/ident"
 // file or folder is not followed.
 func fdPath(int) (string, bool) { return "", false }
 
+// fdContents: no path reads an open file's contents here.
+func fdContents(int) string { return "" }
+
 // inodeHolder: other processes' locks cannot be read here.
 func inodeHolder(string, inodeKey) (*Marker, string, int) { return nil, "", 0 }
 

@@ -61,6 +61,12 @@ func unlinked(h safefile.Handle) bool {
 	return unix.Fstat(h, &st) == nil && st.Nlink == 0
 }
 
+// inodeUnlinked reports whether the held inode fd has no name left.
+func inodeUnlinked(fd int) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Nlink == 0
+}
+
 // sameInode reports whether path names the inode key.
 func sameInode(path string, key inodeKey) bool {
 	var st unix.Stat_t

@@ -22,3 +22,5 @@ func closeInode(int) {}
 func sameInode(string, inodeKey) bool { return false }
 
 func unlinked(safefile.Handle) bool { return false }
+
+func inodeUnlinked(int) bool { return false }

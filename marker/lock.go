@@ -30,8 +30,10 @@ type Hold struct {
 	// written is the marker's bytes as this hold last published them: the
 	// marker is still ours while the file holds exactly them.
 	written []byte
-	// inodes are the session file's own inodes that l holds (inode.go).
-	inodes []inodeKey
+	// inodes are the session file's own inodes that l holds (inode.go);
+	// deleted those of them whose deletion Deleted has said.
+	inodes  []inodeKey
+	deleted []inodeKey
 }
 
 // TryAcquire takes file for the session that m describes, without

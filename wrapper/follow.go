@@ -128,6 +128,13 @@ func (s *session) followLock(l *marker.Hold) {
 		s.forget(l)
 		return
 	}
+	for _, at := range l.Deleted() {
+		e := s.o.Log.Warn().Str("file", l.File)
+		if at != "" {
+			e = e.Str("contents", at)
+		}
+		e.Msg("a held session file was deleted while held (an rm, or the harness's own cleanup): what the run had written is gone from that name; copy it from contents before this run ends, while padrun still has it open")
+	}
 	now, inodeNames := l.Names()
 	if now != "" && now != l.File {
 		old := l.File
