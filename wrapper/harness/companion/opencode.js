@@ -95,20 +95,35 @@ async function claimContinue(input) {
   }
 }
 
-export const PadrunCompanion = async (input) => {
+// toast shows a refused turn's reason in the TUI, or in the TUIs attached
+// to a server: the TUI itself says only that the prompt failed ("Unexpected
+// server error. Check server logs for details."), in the one toast it
+// shows at a time, once the refused request has returned. So the reason is
+// shown at once and again a second later, over the TUI's own. The client is
+// opencode's own, of either generation of its SDK (flat arguments, or a
+// body). Best effort: the turn is refused whether or not it shows.
+function toast(client, text) {
+  const t = { title: "padrun", message: text, variant: "error", duration: 15000 };
+  const show = () => Promise.resolve(client.tui.showToast({ ...t, body: t })).catch(() => {});
+  show();
+  const again = setTimeout(show, 1000);
+  if (again.unref) again.unref();
+}
+
+export const PadrunCompanion = async (plugin) => {
   // Greet padrun as soon as the plugin loads: a companion padrun asked for
   // that never says hello makes it warn.
   ask({ op: "hello" }, true);
-  if (process.env.PADRUN_CONTINUE === "1") await claimContinue(input);
+  if (process.env.PADRUN_CONTINUE === "1") await claimContinue(plugin);
   return {
     "chat.message": async (input) => {
       const id = input && input.sessionID;
       if (!id || claimed.has(id)) return;
       const dir = process.env.PADRUN_SESSIONS;
       let r = { result: "error", error: "padrun named no folder for its sessions (PADRUN_SESSIONS)" };
+      // run cannot go on without its session: padrun ends it at once.
+      const stop = process.env.PADRUN_STOP === "1";
       if (dir) {
-        // run cannot go on without its session: padrun ends it at once.
-        const stop = process.env.PADRUN_STOP === "1";
         // The turn waits for the answer: under --wait, padrun queues it.
         r = await ask({ op: "claim", file: path.join(dir, id), sessionId: id, stop, wait: true });
       }
@@ -116,7 +131,9 @@ export const PadrunCompanion = async (input) => {
         claimed.add(id);
         return;
       }
-      throw new Error(refusal(r, id));
+      const text = refusal(r, id);
+      if (!stop && plugin && plugin.client) toast(plugin.client, text);
+      throw new Error(text);
     },
   };
 };
