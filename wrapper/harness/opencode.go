@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -40,13 +39,27 @@ var (
 // guardSuffix ends the name of the folder padrun keeps beside a database.
 const guardSuffix = ".padrun"
 
-// sessionIDPattern is what padrun accepts as a session id in a guard's
-// name: opencode's ids are ses_ and 26 letters and digits (1.18.33
-// Identifier.ascending); nothing that could leave the folder.
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+// maxSessionID bounds a session id in a guard's name.
+const maxSessionID = 128
 
-// ValidSessionID says whether id can name a session of a database.
-func ValidSessionID(id string) bool { return sessionIDPattern.MatchString(id) }
+// ValidSessionID says whether id can name a session of a database: a
+// letter or digit, then up to maxSessionID-1 letters, digits, '_' and '-'.
+// opencode's ids are ses_ and 26 letters and digits (1.18.33
+// Identifier.ascending); nothing that could leave the folder. (A loop, not
+// a regexp: a bounded repeat compiles into one state per repeat, which
+// would cost every start of padrun a millisecond.)
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > maxSessionID {
+		return false
+	}
+	for i, c := range []byte(id) {
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // SessionGuard names the guard of session id of the database db.
 func SessionGuard(db, id string) string {

@@ -54,9 +54,14 @@ func TestSessionGuard_Naming(t *testing.T) {
 			t.Errorf("IsSessionGuard(%q) = %v, want %v", path, !want, want)
 		}
 	}
-	for _, id := range []string{"", ".", "..", "../x", "a/b", `a\b`, ".hidden", "a\nb", strings.Repeat("a", 129)} {
+	for _, id := range []string{"", ".", "..", "../x", "a/b", `a\b`, ".hidden", "a\nb", "_a", "-a", "a.b", "a b", "é", strings.Repeat("a", 129)} {
 		if ValidSessionID(id) {
 			t.Errorf("ValidSessionID(%q): an id that is no name of one file in the folder", id)
+		}
+	}
+	for _, id := range []string{"a", "9", "ses_dcdbd9b43ffe9RpeY2UBabgfd0", "A-b_c", "a" + strings.Repeat("_", 127)} {
+		if !ValidSessionID(id) {
+			t.Errorf("ValidSessionID(%q) = false: a session id", id)
 		}
 	}
 }
