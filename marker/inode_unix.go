@@ -62,10 +62,7 @@ func unlinked(h safefile.Handle) bool {
 }
 
 // inodeUnlinked reports whether the held inode fd has no name left.
-func inodeUnlinked(fd int) bool {
-	var st unix.Stat_t
-	return unix.Fstat(fd, &st) == nil && st.Nlink == 0
-}
+func inodeUnlinked(fd int) bool { return unlinked(fd) }
 
 // sameInode reports whether path names the inode key.
 func sameInode(path string, key inodeKey) bool {

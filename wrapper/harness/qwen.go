@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -148,7 +147,19 @@ func (a qwenArgs) mode() string {
 
 // qwenSessionFile is qwen's SESSION_FILE_PATTERN: the files its listing
 // ranks (chunk-DPEB6S2R.js).
-var qwenSessionFile = regexp.MustCompile(`^[0-9a-fA-F-]{32,36}\.jsonl$`)
+// (A loop, not a regexp: a bounded repeat compiles at every start.)
+func qwenSessionFile(name string) bool {
+	id, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok || len(id) < 32 || len(id) > 36 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // qwen reads Qwen Code's command line (docs/spec.md §4.6).
 func qwen(argv []string, env Env) Plan {
@@ -239,7 +250,7 @@ func qwenLatest(dir, cwd string) (file, why string) {
 	}
 	var files []cand
 	for _, de := range des {
-		if !qwenSessionFile.MatchString(de.Name()) {
+		if !qwenSessionFile(de.Name()) {
 			continue
 		}
 		p := filepath.Join(dir, de.Name())

@@ -207,3 +207,22 @@ func TestQwenCompanion_DefaultsFile_NeverOverTheUsersOwn(t *testing.T) {
 		t.Errorf("not occupied by system-defaults.json beside the system settings")
 	}
 }
+
+// TestQwenSessionFile: the names qwen's listing ranks, as its
+// SESSION_FILE_PATTERN (^[0-9a-fA-F-]{32,36}\.jsonl$) takes them.
+func TestQwenSessionFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"0123456789abcdef0123456789ABCDEF.jsonl":      true,
+		"12345678-1234-4234-8234-123456789abc.jsonl":  true,
+		"0123456789abcdef0123456789abcde.jsonl":       false, // 31
+		"12345678-1234-4234-8234-123456789abcd.jsonl": false, // 37
+		"0123456789abcdef0123456789abcdeg.jsonl":      false,
+		"0123456789abcdef0123456789abcdef.json":       false,
+		"0123456789abcdef0123456789abcdef.jsonl.bak":  false,
+		".jsonl": false,
+	} {
+		if qwenSessionFile(name) != want {
+			t.Errorf("qwenSessionFile(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}
