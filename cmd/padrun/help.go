@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -163,8 +164,12 @@ func (v *verb) help(w io.Writer) {
 // runVerb parses the verb's flags and arguments and runs it.
 func (v *verb) runVerb(args []string, stdout, stderr io.Writer) error {
 	fs, run, help := v.flagSet()
-	if err := fs.Parse(args); err != nil {
-		return &wrapper.UsageError{Err: fmt.Errorf("%s: %w", v.name, err), Advice: v.synopsis()}
+	if err := parseFlags(fs, args, true, v.synopsis()); err != nil {
+		var usage *wrapper.UsageError
+		if errors.As(err, &usage) {
+			usage.Err = fmt.Errorf("%s: %w", v.name, usage.Err)
+		}
+		return err
 	}
 	if *help {
 		v.help(stdout)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -66,6 +67,11 @@ func run(args []string) int {
 	}
 	switch {
 	case res.TimedOut:
+		how := "TERM"
+		if res.Signal == syscall.SIGKILL {
+			how = "KILL, after a grace of " + o.Grace.String()
+		}
+		fmt.Fprintf(stderr, "padrun: --timeout %s ran out: ended the child (%s)\n", o.Timeout, how)
 		return exitTimeout
 	case res.Signal != 0:
 		raise(res.Signal)
@@ -108,8 +114,8 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	version := fs.BoolP("version", "V", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "show this help")
 	logs := newLogger(logFlags{}, stderr)
-	if err := fs.Parse(args); err != nil {
-		return f.Options, logs, nil, &wrapper.UsageError{Err: err, Advice: usageHint}
+	if err := parseFlags(fs, args, false, usageHint); err != nil {
+		return f.Options, logs, nil, err
 	}
 	switch {
 	case *help:

@@ -126,7 +126,11 @@ func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 
 func printStatus(w io.Writer, st marker.Status, now time.Time) {
 	w = newShownWriter(w)
-	fmt.Fprintf(w, "%s: %s\n", st.File, st.State)
+	if dir := missingFolder(st.File); st.State == marker.Free && dir != "" {
+		fmt.Fprintf(w, "%s: %s (no such folder: %s; a typo?)\n", st.File, st.State, dir)
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", st.File, st.State)
+	}
 	if st.Holder != nil {
 		fmt.Fprintf(w, "  holder: %s\n", holderLine(st.Holder, now))
 	}
@@ -136,6 +140,21 @@ func printStatus(w io.Writer, st marker.Status, now time.Time) {
 	if st.LocalFlock != "" {
 		fmt.Fprintf(w, "  filesystem: %s, whose flock does not reach other machines: their holders are judged by the marker\n", st.LocalFlock)
 	}
+}
+
+// missingFolder is the folder of a session file that does not exist, or
+// "": a free file there is more likely a typo than a session. A session of
+// a database is named in padrun's guard folder, made at its first hold:
+// the database's folder is what must exist.
+func missingFolder(file string) string {
+	dir := filepath.Dir(file)
+	if strings.HasSuffix(dir, ".padrun") {
+		dir = filepath.Dir(dir)
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return dir
+	}
+	return ""
 }
 
 func setupUnlock(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
