@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -54,7 +56,8 @@ func (f logFlags) logger(stderr io.Writer) (logs, error) {
 	return l, nil
 }
 
-// newLogger writes console logs as "padrun: LEVEL: message key=value".
+// newLogger writes console logs as "padrun: LEVEL: message: error (key=value,
+// ...)": the message reads as a sentence, the facts stand apart from it.
 func newLogger(f logFlags, out io.Writer) logs {
 	if f.format == "json" {
 		return logs{Logger: zerolog.New(out).With().Timestamp().Str("app", "padrun").Logger().Level(zerolog.WarnLevel), json: true}
@@ -64,8 +67,46 @@ func newLogger(f logFlags, out io.Writer) logs {
 		PartsOrder:   []string{zerolog.LevelFieldName, zerolog.MessageFieldName},
 		FormatLevel:  func(i any) string { return fmt.Sprintf("padrun: %s:", i) },
 		PartsExclude: []string{zerolog.TimestampFieldName},
+		FormatPrepare: foldFields,
 	}
 	return logs{Logger: zerolog.New(cw).Level(zerolog.WarnLevel)}
+}
+
+// foldFields moves an event's error and fields into its message, so that
+// the console line reads "message: error (key=value, ...)"; an empty value
+// is shown as "-", never as a dangling "key=".
+func foldFields(evt map[string]any) error {
+	msg, _ := evt[zerolog.MessageFieldName].(string)
+	if e, ok := evt[zerolog.ErrorFieldName]; ok {
+		msg += ": " + fmt.Sprint(e)
+		delete(evt, zerolog.ErrorFieldName)
+	}
+	var fields []string
+	for k, v := range evt {
+		if k == zerolog.MessageFieldName || k == zerolog.LevelFieldName || k == zerolog.TimestampFieldName {
+			continue
+		}
+		s := fmt.Sprint(v)
+		if b, err := json.Marshal(v); err == nil && !isString(v) {
+			s = string(b) // lists and objects as JSON, not Go's %v
+		}
+		if s == "" {
+			s = "-"
+		}
+		fields = append(fields, k+"="+s)
+		delete(evt, k)
+	}
+	if len(fields) > 0 {
+		slices.Sort(fields)
+		msg += " (" + strings.Join(fields, ", ") + ")"
+	}
+	evt[zerolog.MessageFieldName] = msg
+	return nil
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }
 
 func orEnv(v, env, def string) string {
