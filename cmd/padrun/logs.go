@@ -64,9 +64,9 @@ func newLogger(f logFlags, out io.Writer) logs {
 	}
 	cw := zerolog.ConsoleWriter{
 		Out: newShownWriter(out), NoColor: true,
-		PartsOrder:   []string{zerolog.LevelFieldName, zerolog.MessageFieldName},
-		FormatLevel:  func(i any) string { return fmt.Sprintf("padrun: %s:", i) },
-		PartsExclude: []string{zerolog.TimestampFieldName},
+		PartsOrder:    []string{zerolog.LevelFieldName, zerolog.MessageFieldName},
+		FormatLevel:   func(i any) string { return fmt.Sprintf("padrun: %s:", i) },
+		PartsExclude:  []string{zerolog.TimestampFieldName},
 		FormatPrepare: foldFields,
 	}
 	return logs{Logger: zerolog.New(cw).Level(zerolog.WarnLevel)}
