@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper"
@@ -32,7 +34,7 @@ func refusal(err error, now time.Time, queue []string) []string {
 	var waited *wrapper.WaitedError
 	if errors.As(err, &waited) {
 		lines = append(lines, "hint: waited "+waited.Waited.String()+" for "+holderName(e)+
-			", which still holds it; look at it with: padrun status "+harness.ShellQuote(e.File))
+			", which still holds it; look at it with: padrun status "+pasteQuote(e.File))
 	} else {
 		lines = append(lines, "hint: "+hint(e, queue))
 	}
@@ -119,12 +121,12 @@ func hint(e *marker.HeldError, queue []string) string {
 		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
 	}
 	if e.Kind == marker.HeldUnreadable || (e.Kind == marker.HeldStuck && e.Holder != nil) {
-		return "check it with: padrun status " + harness.ShellQuote(e.File) + "; if no session uses it: padrun unlock --force " + harness.ShellQuote(e.File)
+		return "check it with: padrun status " + pasteQuote(e.File) + "; if no session uses it: padrun unlock --force " + pasteQuote(e.File)
 	}
 	fork := ""
 	if e.Holder != nil {
 		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
-			fork = a.Held(harness.ShellQuote(e.File)) + ", or "
+			fork = a.Held(pasteQuote(e.File)) + ", or "
 		}
 	}
 	if len(queue) == 0 {
@@ -133,13 +135,46 @@ func hint(e *marker.HeldError, queue []string) string {
 	return fork + "queue: " + shellCommand(queue)
 }
 
-// shellCommand quotes argv for a POSIX shell, to be pasted.
+// shellCommand quotes argv for a shell, to be pasted.
 func shellCommand(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = harness.ShellQuote(a)
+		q[i] = pasteQuote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// pasteQuote quotes s to be pasted into bash or zsh as the same word. A
+// word with a control character, a byte that is not UTF-8 or an invisible
+// character is quoted $'...' with escapes: single quotes would keep it raw,
+// and the message, which shows it escaped, would not paste back to it.
+func pasteQuote(s string) string {
+	if visible(s) {
+		return harness.ShellQuote(s)
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r != utf8.RuneError && unicode.IsGraphic(r):
+			b.WriteString(s[i : i+n])
+		default:
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		}
+		i += n
+	}
+	b.WriteString("'")
+	return b.String()
 }
 
 // age says a duration for people: 42s, 12m, 3h05m, 4d.

@@ -205,7 +205,7 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 		return exitNotFound
 	case errors.As(err, &unsafe):
 		fmt.Fprintf(stderr, "padrun: %s %s\n", unsafe.Path, unsafe.Why)
-		q := harness.ShellQuote(unsafe.Path)
+		q := pasteQuote(unsafe.Path)
 		fmt.Fprintf(stderr, "padrun: hint: padrun's lock is a regular file: check who made this one (ls -l %s), then remove it (rm %s)\n", q, q)
 		return exitFailed
 	}
