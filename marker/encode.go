@@ -29,6 +29,7 @@ func (m Marker) encode() []byte {
 	b = str(b, "harness", m.Harness)
 	b = str(b, "mode", m.Mode)
 	b = str(b, "agent", m.Agent)
+	b = str(b, "tty", m.Tty)
 	b = str(b, "createdAt", m.CreatedAt)
 	b = jsonenc.Int(jsonenc.Key(b, ",", "", "heartbeatSeconds"), m.HeartbeatSeconds)
 	return append(b, '}')

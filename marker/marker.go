@@ -106,11 +106,13 @@ type Marker struct {
 	// ChildPgid and ChildSid are the process group and session that the
 	// child leads, when it leads one: its descendants stay in them unless
 	// they leave.
-	ChildPgid        int    `json:"childPgid,omitempty"`
-	ChildSid         int    `json:"childSid,omitempty"`
-	Harness          string `json:"harness,omitempty"`
-	Mode             string `json:"mode,omitempty"`
-	Agent            string `json:"agent,omitempty"`
+	ChildPgid int    `json:"childPgid,omitempty"`
+	ChildSid  int    `json:"childSid,omitempty"`
+	Harness   string `json:"harness,omitempty"`
+	Mode      string `json:"mode,omitempty"`
+	Agent     string `json:"agent,omitempty"`
+	// Tty is the terminal padrun runs on (pts/3), for people to find it.
+	Tty              string `json:"tty,omitempty"`
 	CreatedAt        string `json:"createdAt,omitempty"`
 	HeartbeatSeconds int    `json:"heartbeatSeconds"`
 

@@ -317,7 +317,7 @@ func prepare(o Options) (*session, *run, error) {
 	s.proto = marker.New(s.self, "", "", r.now)
 	p := &s.proto
 	p.Version, p.Harness, p.Mode, p.Agent = Version, r.plan.Harness, r.plan.Mode, r.agent
-	p.SessionID = r.plan.SessionID
+	p.SessionID, p.Tty = r.plan.SessionID, terminal()
 	p.HeartbeatSeconds = heartbeatSeconds(o.Heartbeat)
 	s.cg = cgroup.New(cgroup.Tag(s.self))
 	if s.cg != nil {

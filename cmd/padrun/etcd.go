@@ -138,7 +138,7 @@ func etcdHolderLine(k *etcdhold.Found, now time.Time) string {
 		return "a value that is not padrun's"
 	}
 	m := k.Holder.Marker
-	return holderLine(&m, now) + ", machine " + dash(m.MachineID)
+	return wording{now: now}.holderLine(&m) + ", machine " + dash(m.MachineID)
 }
 
 // etcdLs lists the holders under the prefix.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -13,35 +14,60 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
+// wording is what words a refusal for the people who read it: when, from
+// which folder (paths are shown relative to it when that is shorter), on
+// which host (a holder here is not named by host), and whether the
+// verdict's reasoning is asked for (-v).
+type wording struct {
+	now     time.Time
+	cwd     string
+	host    string
+	verbose bool
+}
+
 // refusal is the refusal err (a *marker.HeldError, maybe in a
 // wrapper.WaitedError) for people, one line each, without the "padrun: "
-// prefix. queue is the refused command line with --wait inserted, printed
-// quoted for the shell; nil for a refusal inside the harness.
-func refusal(err error, now time.Time, queue []string) []string {
+// prefix: the file once, its holder and where it runs, the reasoning only
+// under -v, and a hint. queue is the refused command line with --wait
+// inserted, printed quoted for the shell; nil for a refusal inside the
+// harness, whose hint says what to do there.
+func (w wording) refusal(err error, queue []string) []string {
 	var e *marker.HeldError
 	if !errors.As(err, &e) {
 		return []string{shown(err.Error())}
 	}
-	first := "refused: " + e.File + " is in use by another session"
+	file := w.path(e.File)
+	first := "refused: " + file + " is in use by another session"
 	if e.Kind == marker.HeldOuter {
-		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", e.File, e.Holder.Pid)
+		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", file, e.Holder.Pid)
 	}
-	lines := []string{
-		first,
-		"  holder: " + holderOf(e, now),
-		"  verdict: " + e.Judgement.String(),
+	lines := []string{first, "  holder: " + w.holderOf(e)}
+	if w.verbose {
+		lines = append(lines, "  verdict: "+e.Judgement.String())
 	}
 	var waited *wrapper.WaitedError
 	if errors.As(err, &waited) {
 		lines = append(lines, "hint: waited "+waited.Waited.String()+" for "+holderName(e)+
-			", which still holds it; look at it with: padrun status "+pasteQuote(e.File))
+			", which still holds it; look at it with: padrun status "+pasteQuote(file))
 	} else {
-		lines = append(lines, "hint: "+hint(e, queue))
+		lines = append(lines, "hint: "+hint(e, file, queue))
 	}
 	for i := range lines {
 		lines[i] = shown(lines[i]) // they are also shown inside the harness
 	}
 	return lines
+}
+
+// path is file as people in w.cwd would name it: relative when that is
+// shorter.
+func (w wording) path(file string) string {
+	if w.cwd == "" {
+		return file
+	}
+	if rel, err := filepath.Rel(w.cwd, file); err == nil && len(rel) < len(file) {
+		return rel
+	}
+	return file
 }
 
 // holderName names a refusal's holder briefly: who to wait for.
@@ -61,15 +87,19 @@ func holderName(e *marker.HeldError) string {
 }
 
 // describe says who holds the file, in one line.
-func describe(e *marker.HeldError, now time.Time) string {
-	return "held by " + holderOf(e, now) + " (" + e.Judgement.String() + ")"
+func (w wording) describe(e *marker.HeldError) string {
+	s := "held by " + w.holderOf(e)
+	if w.verbose {
+		s += " (" + e.Judgement.String() + ")"
+	}
+	return s
 }
 
 // holderOf describes the holder of a refusal: its marker, or the user
 // whose lock padrun cannot open.
-func holderOf(e *marker.HeldError, now time.Time) string {
+func (w wording) holderOf(e *marker.HeldError) string {
 	if e.Holder != nil || e.User == "" {
-		return holderLine(e.Holder, now)
+		return w.holderLine(e.Holder)
 	}
 	s := "a session of " + e.User
 	if e.LockPid > 0 {
@@ -87,8 +117,9 @@ func toolPid(m *marker.Marker) string {
 	return fmt.Sprintf("%s pid %d", tool, m.Pid)
 }
 
-// holderLine describes a marker's writer for people.
-func holderLine(m *marker.Marker, now time.Time) string {
+// holderLine describes a marker's writer for people: who, where (its
+// terminal; its host when it is not this one) and since when.
+func (w wording) holderLine(m *marker.Marker) string {
 	if m == nil {
 		return "unknown (no readable marker)"
 	}
@@ -107,30 +138,35 @@ func holderLine(m *marker.Marker, now time.Time) string {
 	if len(in) > 0 {
 		s += " (" + strings.Join(in, ", ") + ")"
 	}
-	if m.Hostname != "" {
+	if m.Tty != "" {
+		s += " on " + m.Tty
+	}
+	if m.Hostname != "" && m.Hostname != w.host {
 		s += " on host " + m.Hostname
 	}
 	if t, err := time.Parse(time.RFC3339Nano, m.CreatedAt); err == nil {
-		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), age(now.Sub(t)))
+		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), age(w.now.Sub(t)))
 	}
 	return s
 }
 
-func hint(e *marker.HeldError, queue []string) string {
+// hint says what to do about a refusal of file (as shown): at a shell, a
+// command to paste; inside the harness (no queue), what to do there.
+func hint(e *marker.HeldError, file string, queue []string) string {
 	if e.Kind == marker.HeldOuter {
 		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
 	}
 	if e.Kind == marker.HeldUnreadable || (e.Kind == marker.HeldStuck && e.Holder != nil) {
-		return "check it with: padrun status " + pasteQuote(e.File) + "; if no session uses it: padrun unlock --force " + pasteQuote(e.File)
+		return "check it with: padrun status " + pasteQuote(file) + "; if no session uses it: padrun unlock --force " + pasteQuote(file)
+	}
+	if len(queue) == 0 {
+		return "open another session here, or come back to this one once its holder has ended"
 	}
 	fork := ""
 	if e.Holder != nil {
 		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
-			fork = a.Held(pasteQuote(e.File)) + ", or "
+			fork = a.Held(pasteQuote(file)) + ", or "
 		}
-	}
-	if len(queue) == 0 {
-		return fork + "queue with --wait 10m"
 	}
 	return fork + "queue: " + shellCommand(queue)
 }

@@ -48,16 +48,17 @@ func run(args []string) int {
 	stderr := newShownWriter(os.Stderr) // every message one line, no raw control character
 	if len(args) > 0 {
 		if v := findVerb(args[0]); v != nil {
-			return exit(v.runVerb(args[1:], os.Stdout, stderr), logs{}, stderr, nil)
+			return exit(v.runVerb(args[1:], os.Stdout, stderr), logs{}, stderr, wording{now: time.Now()}, nil)
 		}
 	}
-	o, logs, queue, err := parseRun(args, stderr)
+	o, logs, queue, w, err := parseRun(args, stderr)
 	if err != nil {
-		return exit(err, logs, stderr, nil)
+		return exit(err, logs, stderr, w, nil)
 	}
 	res, err := wrapper.Run(o)
 	if err != nil {
-		code := exit(err, logs, stderr, queue)
+		w.now = time.Now()
+		code := exit(err, logs, stderr, w, queue)
 		if code == exitNotFound && len(args) > 0 && len(o.Command) > 0 && args[0] == o.Command[0] {
 			if v := nearVerb(args[0]); v != "" {
 				fmt.Fprintf(stderr, "padrun: hint: did you mean padrun %s?\n", v)
@@ -83,8 +84,9 @@ func run(args []string) int {
 // runFlags holds the command-line settings of a run.
 type runFlags struct {
 	wrapper.Options
-	logs logFlags
-	etcd etcdFlags
+	verbose bool
+	logs    logFlags
+	etcd    etcdFlags
 }
 
 func (f *runFlags) addFlags(fs *pflag.FlagSet) {
@@ -99,15 +101,17 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into "+harness.List(harness.Companions(), "or")+": session switches inside the harness are then unguarded")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "explain a refusal: the verdict and its reasoning")
 	fs.StringVar(&f.Transcript, "record", "", "write the session's output to `FILE` too (0600)")
 	f.etcd.addFlags(fs)
 	f.logs.addFlags(fs)
 }
 
 // parseRun reads the run's command line. queue is the same command line
-// with --wait 10m inserted, for the refusal's hint.
-func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string, error) {
+// with --wait 10m inserted, for the refusal's hint; w words its refusals.
+func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string, wording, error) {
 	var f runFlags
+	w := wording{now: time.Now()}
 	fs := newFlagSet("padrun")
 	fs.SetInterspersed(false)
 	f.addFlags(fs)
@@ -115,32 +119,32 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	help := fs.BoolP("help", "h", false, "show this help")
 	logs := newLogger(logFlags{}, stderr)
 	if err := parseFlags(fs, args, false, usageHint); err != nil {
-		return f.Options, logs, nil, err
+		return f.Options, logs, nil, w, err
 	}
 	switch {
 	case *help:
 		mainHelp(os.Stdout)
-		return f.Options, logs, nil, errHelp
+		return f.Options, logs, nil, w, errHelp
 	case *version:
 		fmt.Fprint(os.Stdout, versionText())
-		return f.Options, logs, nil, errHelp
+		return f.Options, logs, nil, w, errHelp
 	}
 	logs, err := f.logs.logger(stderr)
 	if err != nil {
-		return f.Options, logs, nil, err
+		return f.Options, logs, nil, w, err
 	}
 	if fs.NArg() == 0 {
-		return f.Options, logs, nil, usagef("no command given")
+		return f.Options, logs, nil, w, usagef("no command given")
 	}
 	if f.Wait < 0 || f.Timeout < 0 || f.Grace < 0 || f.Heartbeat < 0 {
-		return f.Options, logs, nil, usagef("durations must not be negative")
+		return f.Options, logs, nil, w, usagef("durations must not be negative")
 	}
 	if f.Heartbeat > 0 && f.Heartbeat < time.Second {
 		// Each beat rewrites the marker's mtime: a nanosecond one spins a core.
-		return f.Options, logs, nil, usagef("--heartbeat %s is below 1s: give at least 1s, or 0 to turn it off", f.Heartbeat)
+		return f.Options, logs, nil, w, usagef("--heartbeat %s is below 1s: give at least 1s, or 0 to turn it off", f.Heartbeat)
 	}
 	if f.Etcd, err = f.etcd.config(); err != nil {
-		return f.Options, logs, nil, err
+		return f.Options, logs, nil, w, err
 	}
 	f.SessionKey = f.etcd.sessions
 	f.Guards = sessionArgs(f.Guards)
@@ -148,11 +152,20 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 	f.Env = wrapper.ReadEnv()
 	f.LogFile = logs.file
 	f.Greeting = greetingWait
+	w.cwd, _ = os.Getwd()     // Best effort: paths are then shown whole.
+	w.host, _ = os.Hostname() // Best effort: a holder's host is then always named.
+	w.verbose = f.verbose
 	f.OnWait = func(held *marker.HeldError) {
-		fmt.Fprintf(stderr, "padrun: waiting up to %s for %s: %s\n", f.Wait, held.File, describe(held, time.Now()))
+		w := w
+		w.now = time.Now()
+		fmt.Fprintf(stderr, "padrun: waiting up to %s for %s: %s\n", f.Wait, w.path(held.File), w.describe(held))
 	}
-	f.Refusal = func(err error) []string { return refusal(err, time.Now(), nil) } // no command line to queue: a switch inside the harness
-	return f.Options, logs, queueCommand(os.Args[0], args, len(args)-fs.NArg()), nil
+	f.Refusal = func(err error) []string { // no command line to queue: a switch inside the harness
+		w := w
+		w.now = time.Now()
+		return w.refusal(err, nil)
+	}
+	return f.Options, logs, queueCommand(os.Args[0], args, len(args)-fs.NArg()), w, nil
 }
 
 var errHelp = errors.New("help")
@@ -169,8 +182,9 @@ func queueCommand(argv0 string, args []string, cmdAt int) []string {
 	return append(out, args[at:]...)
 }
 
-// exit is the one place where an error becomes an exit status.
-func exit(err error, logs logs, stderr io.Writer, queue []string) int {
+// exit is the one place where an error becomes an exit status; w words a
+// refusal of the run whose command line queue would queue.
+func exit(err error, logs logs, stderr io.Writer, w wording, queue []string) int {
 	var (
 		status exitStatus
 		held   *marker.HeldError
@@ -185,7 +199,7 @@ func exit(err error, logs logs, stderr io.Writer, queue []string) int {
 	case errors.As(err, &status):
 		return int(status)
 	case errors.As(err, &held):
-		for _, line := range refusal(err, time.Now(), queue) {
+		for _, line := range w.refusal(err, queue) {
 			fmt.Fprintln(stderr, "padrun: "+line)
 		}
 		refusalEvent(logs, held)

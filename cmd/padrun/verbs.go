@@ -132,7 +132,8 @@ func printStatus(w io.Writer, st marker.Status, now time.Time) {
 		fmt.Fprintf(w, "%s: %s\n", st.File, st.State)
 	}
 	if st.Holder != nil {
-		fmt.Fprintf(w, "  holder: %s\n", holderLine(st.Holder, now))
+		host, _ := os.Hostname() // Best effort: the holder's host is then always named.
+		fmt.Fprintf(w, "  holder: %s\n", wording{now: now, host: host}.holderLine(st.Holder))
 	}
 	if st.Reason != "" {
 		fmt.Fprintf(w, "  verdict: %s: %s\n", st.Verdict, st.Reason)
