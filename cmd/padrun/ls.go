@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,37 +13,51 @@ import (
 	"github.com/padrun/padrun/registry"
 )
 
-// The columns of ls's table, and the order in which they give way to fit
-// the width: each step narrows a column down to a width, the session
-// folder first, the file last.
+// The columns of ls's table. A table wider than the screen keeps every
+// session file's name whole: the files go to lines of their own under their
+// session's row, and the other columns give way in lsShrink's order (each
+// step narrows a column down to a width: the session id first).
 var (
 	lsHeader = []string{"AGENT", "PID", "STATE", "HARNESS", "MODE", "SESSION", "FILE", "CWD", "AGE"}
-	lsShrink = [][2]int{{7, 16}, {5, 8}, {0, 10}, {7, 8}, {6, 12}, {0, 5}} // column, width
+	lsShrink = [][2]int{{colSession, 8}, {colCwd, 16}, {colCwd, 10}, {colMode, 5}, {colAgent, 8}, {colCwd, 5}} // column, width
 )
 
-const colSession = 5
+const (
+	colAgent   = 0
+	colMode    = 4
+	colSession = 5
+	colFile    = 6
+	colCwd     = 7
+)
 
 // printTable writes ls's rows as a table: one line per session, and one more
 // per guarded file past the first. Paths under the home folder start with
-// ~. A width > 0 is the most the lines may take: long cells are cut in the
-// middle (a session id keeps its start, which the harnesses accept as a
-// prefix); 0 cuts nothing.
+// ~. A width > 0 is the most the lines may take: when the table is wider,
+// the files are listed under their rows, cut in their folder only, and the
+// other long cells are cut in the middle (a session id keeps its start,
+// which the harnesses accept as a prefix); 0 cuts nothing.
 func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 	home, _ := os.UserHomeDir() // Best effort: paths are then shown whole.
 	table := [][]string{lsHeader}
+	var files [][]string // per row of table, the files of its session
+	files = append(files, nil)
 	for _, e := range rows {
-		var files []string
+		var fs []string
 		if e.Padrun != nil {
-			files = e.Padrun.SessionFiles
+			for _, f := range e.Padrun.SessionFiles {
+				fs = append(fs, shown(tilde(f, home)))
+			}
 		}
 		file := "-"
-		if len(files) > 0 {
-			file = tilde(files[0], home)
+		if len(fs) > 0 {
+			file = fs[0]
 		}
 		table = append(table, []string{dash(e.Agent), pidOf(e), e.Liveness.String(), harnessOf(e), dash(modeOf(e)),
 			dash(e.SessionID), file, dash(tilde(e.Cwd, home)), age(now.Sub(e.Time))})
-		for _, f := range files[min(1, len(files)):] {
-			table = append(table, []string{"", "", "", "", "", "", tilde(f, home), "", ""})
+		files = append(files, fs)
+		for _, f := range fs[min(1, len(fs)):] {
+			table = append(table, []string{"", "", "", "", "", "", f, "", ""})
+			files = append(files, nil)
 		}
 	}
 	for _, row := range table {
@@ -50,12 +65,36 @@ func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 			row[c] = shown(row[c]) // measured as shown
 		}
 	}
-	widths := fit(table, width)
+	if widths := fit(table, 0); width <= 0 || total(widths) <= width {
+		writeRows(w, table, widths)
+		return
+	}
+	// Too wide: the files under their rows, the rest fitted.
+	var narrow [][]string
+	var under [][]string
+	for i, row := range table {
+		if i > 0 && row[0] == "" && row[1] == "" {
+			continue // a further file: listed under its row
+		}
+		narrow = append(narrow, slices.Delete(slices.Clone(row), colFile, colFile+1))
+		under = append(under, files[i])
+	}
+	widths := fit(narrow, width)
+	for i, row := range narrow {
+		writeRows(w, [][]string{row}, widths)
+		for _, f := range under[i] {
+			fmt.Fprintln(w, "  "+cutFolder(f, width-2))
+		}
+	}
+}
+
+// writeRows writes rows in columns of widths, cutting what is wider.
+func writeRows(w io.Writer, rows [][]string, widths []int) {
 	var b strings.Builder
-	for _, row := range table {
+	for _, row := range rows {
 		b.Reset()
 		for c, cell := range row {
-			cell = cut(cell, widths[c], c == colSession)
+			cell = cut(cell, widths[c], c == colSession) // before FILE: the same in both tables
 			if c == len(row)-1 {
 				b.WriteString(cell)
 				break
@@ -65,6 +104,32 @@ func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// total is the width of a table whose columns have widths, two spaces
+// between them.
+func total(widths []int) int {
+	n := 2 * (len(widths) - 1)
+	for _, c := range widths {
+		n += c
+	}
+	return n
+}
+
+// cutFolder shortens a path to n runes by cutting its folder in the middle:
+// the file's name is kept whole, however long.
+func cutFolder(path string, n int) string {
+	if runeLen(path) <= n {
+		return path
+	}
+	dir, name := filepath.Split(path)
+	room := n - runeLen(name) - 3
+	if room < 2 {
+		return ".../" + name
+	}
+	d := []rune(dir)
+	head := room - room/2
+	return string(d[:head]) + "..." + string(d[len(d)-(room-head):]) + name
 }
 
 func modeOf(e registry.Entry) string {
@@ -77,21 +142,21 @@ func modeOf(e registry.Entry) string {
 // fit returns the columns' widths: each column's widest cell, narrowed
 // by lsShrink while the lines are wider than width.
 func fit(table [][]string, width int) []int {
-	widths := make([]int, len(lsHeader))
+	widths := make([]int, len(table[0]))
 	for _, row := range table {
 		for c, cell := range row {
 			widths[c] = max(widths[c], runeLen(cell))
 		}
 	}
-	total := 2 * (len(widths) - 1)
-	for _, n := range widths {
-		total += n
-	}
+	sum := total(widths)
 	for _, step := range lsShrink {
 		c, least := step[0], step[1]
-		for width > 0 && total > width && widths[c] > least {
+		if len(widths) < len(lsHeader) && c > colFile {
+			c-- // a table without its FILE column
+		}
+		for width > 0 && sum > width && widths[c] > least {
 			widths[c]--
-			total--
+			sum--
 		}
 	}
 	return widths
