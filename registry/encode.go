@@ -31,6 +31,9 @@ func (rec *Record) encode() []byte {
 		in.str(p.ChildProcStart != "", "child_proc_start", string(p.ChildProcStart))
 		in.num(p.ParentSessionPid != 0, "parent_session_pid", p.ParentSessionPid)
 		in.str(true, "command", p.Command)
+		if len(p.WaitingFor) > 0 {
+			in.strs("waiting_for", p.WaitingFor)
+		}
 		in.str(p.PidNamespace != "", "pid_namespace", p.PidNamespace)
 		in.str(p.TimeNamespace != "", "time_namespace", p.TimeNamespace)
 		o.b = append(in.b, "\n  }"...)

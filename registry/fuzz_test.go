@@ -75,6 +75,7 @@ func FuzzEncode(f *testing.F) {
 				PidNamespace: harness, TimeNamespace: mode}
 			rec.Padrun.SessionFiles = list(files, nfiles)
 			rec.Padrun.Markers = list(files+".live.json", nmarkers)
+			rec.Padrun.WaitingFor = list(cwd+files, nmarkers-nfiles) // omitted when nil or empty
 		}
 		want, err := json.MarshalIndent(&rec, "", "  ")
 		if err != nil {

@@ -51,6 +51,9 @@ type Padrun struct {
 	ChildProcStart   ident.Token `json:"child_proc_start,omitempty"`
 	ParentSessionPid int         `json:"parent_session_pid,omitempty"`
 	Command          string      `json:"command"`
+	// WaitingFor is what a run queued by --wait waits for: it holds
+	// nothing yet.
+	WaitingFor []string `json:"waiting_for,omitempty"`
 	// PidNamespace and TimeNamespace are the namespaces session_pid and
 	// proc_start were read in: from any other, they cannot be checked.
 	PidNamespace  string `json:"pid_namespace,omitempty"`

@@ -94,6 +94,9 @@ func (s *session) acquire(ctx context.Context, files []string) error {
 		if !said && s.o.OnWait != nil {
 			s.o.OnWait(held)
 		}
+		if !said && s.queued != nil {
+			s.queued(held.File)
+		}
 		said = true
 		blockOn = ""
 		if f := etcdHeld(err); f != nil {

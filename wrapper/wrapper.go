@@ -134,6 +134,8 @@ type session struct {
 	// ctlDone is closed when the control socket stops: a claim that
 	// waits gives up then.
 	ctlDone <-chan struct{}
+	// queued, when set, records that the run waits for a file (--wait).
+	queued func(file string)
 
 	// mu guards the state that the control handlers, the folder watch, the
 	// follower and the supervisor's jobs change: locks, rec, latest, child,
@@ -202,6 +204,7 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer s.cleanup()
+	s.queued = func(file string) { s.queue(ctx, r, file) }
 	if err := s.acquire(ctx, r.files); err != nil {
 		return Result{}, err
 	}
@@ -408,18 +411,25 @@ func (s *session) resolve(r *run) error {
 	return nil
 }
 
+// queue writes the record of a run that waits for file under --wait, so
+// that ls shows it queued; register replaces it once the run holds its
+// files, and cleanup removes it. A record that cannot be written leaves the
+// wait unlisted, nothing more.
+func (s *session) queue(ctx context.Context, r *run, file string) {
+	s.rec = s.newRecord(r)
+	s.rec.Padrun.WaitingFor = []string{file}
+	w := s.derive()
+	if err := s.reg.Write(ctx, w.rec); err != nil {
+		s.rec = nil
+		s.o.Log.Debug().Err(err).Msg("record the queued run")
+		return
+	}
+	s.wrote = w.gen
+}
+
 // register writes the session's registry record, before the child starts.
 func (s *session) register(ctx context.Context, r *run) error {
-	s.rec = &registry.Record{
-		SessionPID: s.self.Pid, SessionPIDSource: "self", SessionPIDVerified: true,
-		ProcStart: s.self.StartToken, SessionID: r.plan.SessionID, Agent: r.agent,
-		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
-		Padrun: &registry.Padrun{
-			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
-			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
-			PidNamespace: string(s.self.PidNamespace), TimeNamespace: string(s.self.TimeNamespace),
-		},
-	}
+	s.rec = s.newRecord(r)
 	// Nothing else runs yet: the first record is written here, waiting, so
 	// that its refusal can end the run.
 	w := s.derive()
@@ -443,6 +453,20 @@ func (s *session) register(ctx context.Context, r *run) error {
 		return err
 	}
 	return nil
+}
+
+// newRecord is the run's registry record, but its files.
+func (s *session) newRecord(r *run) *registry.Record {
+	return &registry.Record{
+		SessionPID: s.self.Pid, SessionPIDSource: "self", SessionPIDVerified: true,
+		ProcStart: s.self.StartToken, SessionID: r.plan.SessionID, Agent: r.agent,
+		Pid: s.self.Pid, Cwd: r.cwd, RegisteredAt: r.now.UTC().Format(time.RFC3339Nano),
+		Padrun: &registry.Padrun{
+			Version: Version, Harness: r.plan.Harness, Mode: r.plan.Mode,
+			ParentSessionPid: s.parent, Command: filepath.Base(r.plan.Argv[0]),
+			PidNamespace: string(s.self.PidNamespace), TimeNamespace: string(s.self.TimeNamespace),
+		},
+	}
 }
 
 // supervise runs the started child to its end, then ends what it left of

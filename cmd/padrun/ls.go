@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
 )
 
@@ -43,8 +44,13 @@ func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 	files = append(files, nil)
 	for _, e := range rows {
 		var fs []string
+		state := e.Liveness.String()
 		if e.Padrun != nil {
-			for _, f := range e.Padrun.SessionFiles {
+			files := e.Padrun.SessionFiles
+			if len(e.Padrun.WaitingFor) > 0 && e.Liveness == ident.Alive {
+				state, files = "queued", e.Padrun.WaitingFor // --wait: it holds nothing yet
+			}
+			for _, f := range files {
 				fs = append(fs, shown(tilde(f, home)))
 			}
 		}
@@ -52,7 +58,7 @@ func printTable(w io.Writer, rows []registry.Entry, now time.Time, width int) {
 		if len(fs) > 0 {
 			file = fs[0]
 		}
-		table = append(table, []string{dash(e.Agent), pidOf(e), e.Liveness.String(), harnessOf(e), dash(modeOf(e)),
+		table = append(table, []string{dash(e.Agent), pidOf(e), state, harnessOf(e), dash(modeOf(e)),
 			dash(e.SessionID), file, dash(tilde(e.Cwd, home)), age(now.Sub(e.Time))})
 		files = append(files, fs)
 		for _, f := range fs[min(1, len(fs)):] {
