@@ -1,5 +1,11 @@
 # padrun as a prefix for every agent harness, in zsh (source it from ~/.zshrc).
-# padrun execs the real binary found in PATH, not these functions.
-pi()     { padrun -- pi "$@" }
-claude() { padrun -- claude "$@" }
-codex()  { padrun -- codex "$@" }
+# padrun execs the real binary found in PATH, not these functions; 'command pi'
+# runs pi bare, and padrun still refuses to start beside it.
+pi()       { padrun -- pi "$@" }
+claude()   { padrun -- claude "$@" }
+codex()    { padrun -- codex "$@" }
+gemini()   { padrun -- gemini "$@" }
+qwen()     { padrun -- qwen "$@" }
+copilot()  { padrun -- copilot "$@" }
+opencode() { padrun -- opencode "$@" }
+kilo()     { padrun -- kilo "$@" }
