@@ -82,6 +82,17 @@ var exitStatuses = []envVar{
 	{"127", "COMMAND was not found"},
 }
 
+// examples are what the help and the man page show first: a command line,
+// and what it does.
+var examples = []envVar{
+	{`padrun -- pi -p --session s.jsonl "fix the test"`, "run pi as the only writer of s.jsonl: a second run on it is refused (75)"},
+	{"padrun --wait 10m -- claude -c", "continue claude's latest session once its holder has ended"},
+	{"padrun --guard notes.md -- aider", "guard any file, for a program padrun does not know"},
+	{"padrun ls", "the sessions running now, and the runs queued behind them"},
+	{"padrun status s.jsonl", "who holds s.jsonl, and why padrun thinks so"},
+	{"alias pi='padrun -- pi'", "always run pi guarded (examples/aliases.* has every harness)"},
+}
+
 // verb is one of padrun's subcommands.
 type verb struct {
 	name     string
@@ -208,7 +219,8 @@ func mainHelp(w io.Writer) {
 	for _, v := range shownVerbs() {
 		fmt.Fprintln(w, "       "+v.synopsis())
 	}
-	fmt.Fprintf(w, "\n%s\n\nflags:\n%s\n", description, flagUsages(runFlagSet()))
+	fmt.Fprintf(w, "\n%s\n\nexamples:\n%s", description, exampleList())
+	fmt.Fprintf(w, "\nflags:\n%s\n", flagUsages(runFlagSet()))
 	fmt.Fprintln(w, "verbs:")
 	for _, v := range shownVerbs() {
 		fmt.Fprintf(w, "  %-11s %s\n", v.name, v.short)
@@ -216,6 +228,16 @@ func mainHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nEach verb has --help: padrun VERB --help, or padrun help VERB.")
 	fmt.Fprintf(w, "\nenvironment:\n%s", table(envVars))
 	fmt.Fprintf(w, "\nexit status:\n%s", table(exitStatuses))
+}
+
+// exampleList is examples for the help: each command, and under it what
+// it does.
+func exampleList() string {
+	var b strings.Builder
+	for _, e := range examples {
+		fmt.Fprintf(&b, "  %s\n      %s\n", e.name, hang(e.desc, 6))
+	}
+	return b.String()
 }
 
 // table lists name and text pairs, the text aligned and wrapped to 80

@@ -35,6 +35,14 @@ func TestManPage(t *testing.T) {
 	if !bytes.Equal(have, b.Bytes()) {
 		t.Fatalf("cmd/padrun/padrun.1 is not current with the help text: run go generate ./cmd/padrun")
 	}
+	// An empty line in roff is a blank line in the page (the SYNOPSIS had
+	// one after a verb that takes no arguments).
+	if i := bytes.Index(have, []byte("\n\n")); i >= 0 {
+		t.Fatalf("padrun.1 has an empty line after %q", have[max(0, i-40):i])
+	}
+	if !bytes.Contains(have, []byte("\n.SH EXAMPLES\n")) {
+		t.Fatal("padrun.1 has no EXAMPLES")
+	}
 	if _, err := exec.LookPath("groff"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("no groff to check that padrun.1 renders (CI is set: nothing may be skipped)")
@@ -49,7 +57,7 @@ func TestManPage(t *testing.T) {
 
 // roff escapes text for a man page line.
 func roff(s string) string {
-	s = strings.NewReplacer(`\`, `\e`, "-", `\-`, "'", `\(aq`).Replace(s)
+	s = strings.NewReplacer(`\`, `\e`, "-", `\-`, "'", `\(aq`, `"`, `\(dq`).Replace(s)
 	if strings.HasPrefix(s, ".") {
 		s = `\&` + s
 	}
@@ -64,9 +72,16 @@ func manPage(w io.Writer) {
 	fmt.Fprintf(w, ".SH NAME\npadrun \\- %s\n.SH SYNOPSIS\n", roff(summary))
 	fmt.Fprint(w, ".B padrun\n[\\fIflags\\fR] [\\fB\\-\\-\\fR] \\fICOMMAND\\fR [\\fIARG\\fR...]\n")
 	for _, v := range shownVerbs() {
-		fmt.Fprintf(w, ".br\n.B padrun %s\n%s\n", v.name, roff(strings.TrimSpace(strings.TrimPrefix(v.synopsis(), "padrun "+v.name))))
+		fmt.Fprintf(w, ".br\n.B padrun %s\n", v.name)
+		if args := strings.TrimSpace(strings.TrimPrefix(v.synopsis(), "padrun "+v.name)); args != "" {
+			fmt.Fprintln(w, roff(args)) // an empty line here would be a blank line
+		}
 	}
-	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n.SH OPTIONS\n", roff(strings.ReplaceAll(description, "\n", " ")))
+	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n.SH EXAMPLES\n", roff(strings.ReplaceAll(description, "\n", " ")))
+	for _, e := range examples {
+		fmt.Fprintf(w, ".TP\n.B %s\n%s\n", roff(e.name), roff(e.desc))
+	}
+	fmt.Fprint(w, ".SH OPTIONS\n")
 	manFlags(w, runFlagSet())
 	fmt.Fprint(w, ".SH COMMANDS\n")
 	for _, v := range shownVerbs() {
