@@ -21,8 +21,7 @@ import (
 // identical file there is reused; anything else under that name (another
 // content, a symlink) is replaced by a rename, never written through.
 func writeCompanion(dir, name, ext string, b []byte) (string, error) {
-	sum := sha256.Sum256(b)
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s%s", name, Version, hex.EncodeToString(sum[:8]), ext))
+	path, _ := companionPath(dir, name, ext, b)
 	if old, _, err := safefile.ReadBounded(path, 1<<20); err == nil && bytes.Equal(old, b) {
 		return path, nil
 	}
@@ -38,6 +37,13 @@ func writeCompanion(dir, name, ext string, b []byte) (string, error) {
 	return path, nil
 }
 
+// companionPath is where writeCompanion writes b: its name says padrun's
+// version and the content's hash, so a file already there is the same.
+func companionPath(dir, name, ext string, b []byte) (string, error) {
+	sum := sha256.Sum256(b)
+	return filepath.Join(dir, fmt.Sprintf("%s-%s-%s%s", name, Version, hex.EncodeToString(sum[:8]), ext)), nil
+}
+
 // setupCompanion readies the harness's companion for this run: its file,
 // written where only the user can change it, and the argv that loads it.
 // It returns the control folder, or "" when no companion runs.
@@ -51,22 +57,32 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 		s.o.Log.Warn().Str("harness", name).Msg("--no-companion: session switches inside " + name + " are unguarded; only the session it starts with is")
 		return "", nil
 	}
-	unguarded := func() {
-		msg := c.Conflict + ", so session switches inside " + name + " are unguarded"
-		if slices.Contains(c.QuietIn, plan.Mode) {
-			s.o.Log.Debug().Msg(msg) // it would guard no switch there
-		} else {
-			s.o.Log.Warn().Msg(msg)
-		}
+	dir, why, err := s.loadCompanion(c, plan, writeCompanion)
+	switch {
+	case err != nil:
+		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),
+			Advice: "fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}
+	case why != "" && slices.Contains(c.QuietIn, plan.Mode):
+		s.o.Log.Debug().Msg(why) // it would guard no switch there
+	case why != "":
+		s.o.Log.Warn().Msg(why)
 	}
+	return dir, nil
+}
+
+// loadCompanion readies companion c for plan, writing its files with
+// write, and returns the control folder; why, when the companion cannot
+// load, says so, and the folder is then "".
+func (s *session) loadCompanion(c *harness.CompanionSpec, plan *harness.Plan, write func(dir, name, ext string, b []byte) (string, error)) (dir, why string, err error) {
+	name := plan.Harness
+	unguarded := c.Conflict + ", so session switches inside " + name + " are unguarded"
 	if c.Occupied(s.o.Env.Getenv) {
-		unguarded()
-		return "", nil
+		return "", unguarded, nil
 	}
-	dir, err := controlDir(s.o.Env.RuntimeDir)
+	dir, err = controlDir(s.o.Env.RuntimeDir)
 	load := harness.Load{Version: plan.Version, Getenv: s.o.Env.Getenv}
 	if err == nil && c.Script != nil {
-		load.Script, err = writeCompanion(dir, c.ScriptName, ".js", c.Script)
+		load.Script, err = write(dir, c.ScriptName, ".js", c.Script)
 	}
 	if err == nil && c.Hook != "" {
 		var self string
@@ -76,26 +92,22 @@ func (s *session) setupCompanion(plan *harness.Plan) (string, error) {
 	}
 	if env, b := c.Settings(load.Hook); err == nil && env != "" {
 		var path string
-		if path, err = writeCompanion(dir, name+"-settings", ".json", b); err == nil {
+		if path, err = write(dir, name+"-settings", ".json", b); err == nil {
 			plan.CompanionEnv = append(plan.CompanionEnv, env+"="+path)
 			load.Settings = path
 		}
 	}
-	if err == nil {
-		argv, ok := c.Argv(plan.Argv, load)
-		env, envOK := c.Env(load)
-		if !ok || !envOK {
-			unguarded()
-			return "", nil
-		}
-		plan.Argv = argv
-		plan.CompanionEnv = append(plan.CompanionEnv, env...)
-	}
 	if err != nil {
-		return "", &UsageError{Err: fmt.Errorf("cannot set up the %s companion: %w", name, err),
-			Advice: "fix the folder, or run with --no-companion to leave switches inside " + name + " unguarded"}
+		return "", "", err
 	}
-	return dir, nil
+	argv, ok := c.Argv(plan.Argv, load)
+	env, envOK := c.Env(load)
+	if !ok || !envOK {
+		return "", unguarded, nil
+	}
+	plan.Argv = argv
+	plan.CompanionEnv = append(plan.CompanionEnv, env...)
+	return dir, "", nil
 }
 
 // selfPath is how the harness runs padrun again: argv[0] as padrun was

@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Guard is how one mode of a harness is guarded: by a test that shows a
+// second writer kept out of a held session (By, a script in
+// cmd/padrun/testdata), or unknown, with the harness's fact that leaves it
+// so (Why). A mode the harness does not have is not listed.
+type Guard struct {
+	Mode string
+	By   string
+	Why  string
+}
+
+// Guarded reports whether the mode is guarded.
+func (g Guard) Guarded() bool { return g.By != "" }
+
+// The modes of docs/harnesses.md's table, in its order.
+const (
+	ModePrintRun  = "print"
+	ModeJSONOut   = "json"
+	ModeRPCOrACP  = "rpc/acp"
+	ModeTUIStart  = "TUI start"
+	ModePicker    = "picker"
+	ModeInAppSwap = "in-app switch"
+	ModeServer    = "server"
+)
+
+// TableModes are the table's columns.
+var TableModes = []string{ModePrintRun, ModeJSONOut, ModeRPCOrACP, ModeTUIStart, ModePicker, ModeInAppSwap, ModeServer}
+
+func guarded(mode, by string) Guard  { return Guard{Mode: mode, By: by} }
+func unknown(mode, why string) Guard { return Guard{Mode: mode, Why: why} }
+
+// modeTable is how each mode of each harness is guarded, by harness.
+var modeTable = map[string][]Guard{
+	"pi": {guarded(ModePrintRun, "pi_print"), guarded(ModeJSONOut, "pi_json_rpc"), guarded(ModeRPCOrACP, "pi_companion_rpc"),
+		guarded(ModeTUIStart, "pi_interactive"), guarded(ModePicker, "pi_picker_held"), guarded(ModeInAppSwap, "pi_companion_tui")},
+	"claude": {guarded(ModePrintRun, "claude"), unknown(ModeJSONOut, "--output-format json is not yet run in a test"), unknown(ModeRPCOrACP, "stream-json input is not yet run in a test"),
+		guarded(ModeTUIStart, "claude_companion_tui"),
+		unknown(ModePicker, "claude 2.1.332 appends a mode line to the picked file before any hook runs"),
+		guarded(ModeInAppSwap, "claude_companion_tui")},
+	"codex": {guarded(ModePrintRun, "codex"), unknown(ModeJSONOut, "exec --json is not yet run in a test"),
+		unknown(ModeTUIStart, "codex's TUI is not yet run in a test"), unknown(ModePicker, "resume without an id picks by codex's own database"),
+		unknown(ModeInAppSwap, "codex has no hook that runs before it opens another session")},
+	"gemini": {guarded(ModePrintRun, "gemini_wrapped"), unknown(ModeJSONOut, "-o json is not yet run in a test"),
+		unknown(ModeRPCOrACP, "--acp is not yet run in a test"), guarded(ModeTUIStart, "gemini_companion_tui"),
+		unknown(ModeInAppSwap, "gemini's in-app /resume runs no hook: it appends $set lines before the next turn's hook")},
+	"qwen": {guarded(ModePrintRun, "qwen_ids"), unknown(ModeJSONOut, "-o stream-json is not yet run in a test"),
+		unknown(ModeRPCOrACP, "--acp is not yet run in a test"), guarded(ModeTUIStart, "qwen_companion"),
+		guarded(ModePicker, "qwen_companion"), guarded(ModeInAppSwap, "qwen_companion")},
+	"copilot": {guarded(ModePrintRun, "copilot_inuse"), unknown(ModeJSONOut, "--output-format json is not yet run in a test"),
+		unknown(ModeRPCOrACP, "--acp is not yet run in a test"), unknown(ModeTUIStart, "not yet run in a test"),
+		unknown(ModePicker, "--resume without an id picks from copilot's own database"),
+		unknown(ModeInAppSwap, "copilot's in-app /resume runs no hook before it writes")},
+	"opencode": {guarded(ModePrintRun, "opencode_guard"), unknown(ModeJSONOut, "run --format json is not yet run in a test"),
+		unknown(ModeRPCOrACP, "acp is not yet run in a test"), guarded(ModeTUIStart, "opencode_tui"),
+		guarded(ModeInAppSwap, "opencode_tui"), guarded(ModeServer, "opencode_serve")},
+	"kilo": {guarded(ModePrintRun, "kilo_guard"), unknown(ModeRPCOrACP, "acp is not yet run in a test"),
+		unknown(ModeTUIStart, "kilo's TUI is not yet run in a test"),
+		unknown(ModeInAppSwap, "kilo's cleanup removes a held session's dangling reply before the turn's hook"),
+		unknown(ModeServer, "a kilo run attached to a running kilo daemon is the daemon's to guard")},
+}
+
+// Modes lists how each mode of the harness name is guarded, for padrun
+// doctor and docs/harnesses.md (TestModes_Documented keeps the table
+// there equal to this, and each By a script that exists).
+func Modes(name string) []Guard { return modeTable[name] }
+
+// ModesTable is docs/harnesses.md's table of harness x mode.
+func ModesTable() string {
+	var b strings.Builder
+	b.WriteString("| harness | " + strings.Join(TableModes, " | ") + " |\n|---|")
+	b.WriteString(strings.Repeat("---|", len(TableModes)) + "\n")
+	for _, name := range Names() {
+		cells := make([]string, len(TableModes))
+		for i := range cells {
+			cells[i] = "-"
+		}
+		for _, g := range Modes(name) {
+			for i, m := range TableModes {
+				if m != g.Mode {
+					continue
+				}
+				if g.Guarded() {
+					cells[i] = fmt.Sprintf("guarded (`%s`)", g.By)
+				} else {
+					cells[i] = "unknown: " + g.Why
+				}
+			}
+		}
+		b.WriteString("| " + name + " | " + strings.Join(cells, " | ") + " |\n")
+	}
+	return b.String()
+}
