@@ -296,6 +296,7 @@ var probed = [...]string{
 	ident.Zombie:          " is a zombie",
 	ident.Reused:          " was reused",
 	ident.Matches:         " start time matches",
+	ident.Impossible:      " cannot name a process (negative, or above the kernel's pid_max): never probed",
 }
 
 // wordHeartbeat says why, then what the heartbeat of a holder whose pid
@@ -330,7 +331,7 @@ func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
 // as itself.
 func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	j := Judgement{Facts: Facts{Pid: h.Pid, Token: string(h.StartToken)}}
-	if h.Pid <= 0 {
+	if h.Pid == 0 {
 		j.Verdict, j.Rung = ident.Unknown, RungUnreadable
 		return j.worded(), nil
 	}
@@ -359,7 +360,7 @@ func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	j.Facts.SameBoot = h.BootID != "" && h.BootID == self.BootID
 	j.Facts.SameMachine = h.MachineID != "" && h.MachineID == self.MachineID
 	switch {
-	case found.Fact == ident.Gone || found.Fact == ident.Unchecked:
+	case found.Fact == ident.Gone || found.Fact == ident.Unchecked || found.Fact == ident.Impossible:
 		j.Rung = RungPid
 	case h.StartToken != "":
 		j.Rung = RungStartToken

@@ -134,7 +134,7 @@ func Parse(b []byte) (*Marker, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("marker: not JSON: %w", err)
 	}
-	if m.Pid <= 0 {
+	if m.Pid == 0 {
 		return nil, errors.New("marker: no pid")
 	}
 	return &m, nil

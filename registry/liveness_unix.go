@@ -4,7 +4,6 @@ package registry
 
 import (
 	"errors"
-	"math"
 	"os"
 	"strconv"
 	"syscall"
@@ -34,8 +33,8 @@ var procState = ident.State
 // that cannot be examined is unknown.
 func pidLiveness(pid int, token string) (ident.Verdict, string) {
 	p := "pid " + strconv.Itoa(pid)
-	if pid > math.MaxInt32 {
-		return ident.Dead, p + " cannot exist" // kill(2) would truncate it to another pid
+	if !ident.ValidPid(pid) {
+		return ident.Dead, p + " cannot exist" // kill(2) would take it for another pid (docs/spec.md §5, rung 5)
 	}
 	if err := unix.Kill(pid, 0); err != nil && err != unix.EPERM {
 		return ident.Dead, p + " is gone"

@@ -107,7 +107,14 @@ const (
 	Zombie                      // dead
 	Reused                      // its start token differs from the one recorded: dead
 	Matches                     // its start token is the one recorded: alive
+	Impossible                  // negative, or above the kernel's pid_max: no process has it: dead, never probed
 )
+
+// ValidPid reports whether pid can name a process: positive and at most
+// the kernel's pid_max. kill(2) takes a pid_t, so 4294967297 would probe pid
+// 1, and a negative one a process group: such a pid is judged dead,
+// never probed, by the ladder and the registry alike (docs/spec.md §5, rung 5).
+func ValidPid(pid int) bool { return pid > 0 && pid <= pidMax() }
 
 // Finding is Probe's answer: the verdict, the fact behind it, and the start
 // token read (for Reused).
@@ -124,8 +131,11 @@ type Finding struct {
 // exhausted): such a verdict says nothing of the holder, and a caller that
 // decides reports the error.
 func Probe(pid int, token string) (Finding, error) {
-	if pid <= 0 {
+	switch {
+	case pid == 0:
 		return Finding{Unknown, NoPid, ""}, nil
+	case !ValidPid(pid):
+		return Finding{Dead, Impossible, ""}, nil
 	}
 	switch exists(pid) {
 	case Dead:
