@@ -92,7 +92,7 @@ func TestLadder_Rungs(t *testing.T) {
 			{"Gone_NoToken", with(func(h *Proc) { h.Pid, h.StartToken = gone, "" }), ident.Dead, nil,
 				func(h Proc) string { return pid(h) + " is gone" }},
 			// kill(2) would truncate 4294967297 to pid 1, alive: never probed.
-			{"AbovePidMax", with(func(h *Proc) { h.Pid, h.StartToken = 1<<32 + 1, "" }), ident.Dead,
+			{"AbovePidMax", with(func(h *Proc) { h.Pid, h.StartToken = 1<<32+1, "" }), ident.Dead,
 				func(f Facts) bool { return f.Found.Fact == ident.Impossible },
 				func(h Proc) string {
 					return pid(h) + " cannot name a process (negative, or above the kernel's pid_max): never probed"
