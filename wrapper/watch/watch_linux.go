@@ -1,9 +1,11 @@
 package watch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,10 +113,8 @@ func (w *watcher) add(d watched, now time.Time, first bool) {
 	}
 	if first {
 		had := map[string]uint64{}
-		for _, e := range listDir(d.dir) {
-			if d.matches(e.name, e.isDir) {
-				had[e.name] = e.ino
-			}
+		for _, e := range listDir(d.dir, d.matches) {
+			had[e.name] = e.ino
 		}
 		w.before[d.dir] = had
 	}
@@ -169,10 +169,7 @@ func (w *watcher) rescanDir(d watched, now time.Time) {
 		return // gone: a folder made again is seen by its parent's watch
 	}
 	had := w.before[d.dir]
-	for _, e := range listDir(d.dir) {
-		if !d.matches(e.name, e.isDir) {
-			continue
-		}
+	for _, e := range listDir(d.dir, d.matches) {
 		path := filepath.Join(d.dir, e.name)
 		old := had != nil && had[e.name] == e.ino
 		switch {
@@ -284,16 +281,17 @@ type entry struct {
 	isDir bool
 }
 
-// listDir lists dir with each entry's inode, without a stat of each
-// (where the file system gives no entry types, a folder's are looked up).
-func listDir(dir string) []entry {
+// listDir lists the entries of dir that keep keeps, with each one's
+// inode, without a stat of each (where the file system gives no entry
+// types, a folder's are looked up). keep must not retain the name.
+func listDir(dir string, keep func(name string, isDir bool) bool) []entry {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
 	defer unix.Close(fd)
 	var out []entry
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 8<<10)
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if err == unix.EINTR {
@@ -302,30 +300,37 @@ func listDir(dir string) []entry {
 		if err != nil || n <= 0 {
 			return out
 		}
-		out = parseDirents(dir, buf[:n], out)
+		out = parseDirents(dir, buf[:n], keep, out)
 	}
 }
 
-// parseDirents appends the linux_dirent64 records of b to out.
-func parseDirents(dir string, b []byte, out []entry) []entry {
+// parseDirents appends the linux_dirent64 records of b that keep keeps
+// to out.
+func parseDirents(dir string, b []byte, keep func(name string, isDir bool) bool, out []entry) []entry {
 	const nameAt = 19 // ino 8, off 8, reclen 2, type 1
 	for len(b) >= nameAt {
 		reclen := int(binary.NativeEndian.Uint16(b[16:]))
 		if reclen < nameAt || reclen > len(b) {
 			return out
 		}
-		e := entry{ino: binary.NativeEndian.Uint64(b), name: unix.ByteSliceToString(b[nameAt:reclen])}
-		typ := b[18]
+		raw := b[nameAt:reclen]
+		if i := bytes.IndexByte(raw, 0); i >= 0 {
+			raw = raw[:i]
+		}
+		ino, typ := binary.NativeEndian.Uint64(b), b[18]
 		b = b[reclen:]
-		if e.ino == 0 || e.name == "." || e.name == ".." {
+		name := unsafe.String(unsafe.SliceData(raw), len(raw)) // no copy until it is kept
+		if ino == 0 || name == "." || name == ".." || name == "" {
 			continue
 		}
-		e.isDir = typ == unix.DT_DIR
+		isDir := typ == unix.DT_DIR
 		if typ == unix.DT_UNKNOWN {
 			var st unix.Stat_t
-			e.isDir = unix.Lstat(filepath.Join(dir, e.name), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+			isDir = unix.Lstat(filepath.Join(dir, name), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 		}
-		out = append(out, e)
+		if keep(name, isDir) {
+			out = append(out, entry{name: strings.Clone(name), ino: ino, isDir: isDir})
+		}
 	}
 	return out
 }
