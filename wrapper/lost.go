@@ -33,7 +33,7 @@ func (e *LostHoldError) Error() string {
 
 // Hint says what to do next.
 func (e *LostHoldError) Hint() string {
-	return "both sessions may have written it: look with padrun status " + harness.ShellQuote(e.File) + " before resuming it; run the command again to start a new session"
+	return "both sessions may have written it: see its holder with padrun status " + harness.ShellQuote(e.File) + "; resume it once that session ends (queue with --wait 10m), or start a new session"
 }
 
 // loseHold stops the child, whose tree created file that held, another
