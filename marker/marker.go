@@ -38,6 +38,9 @@ func Path(file string) string {
 }
 func lockPath(file string) string { return file + ".live.lock" }
 
+// LockPath is the lock file of file, F.live.lock.
+func LockPath(file string) string { return lockPath(file) }
+
 // HiddenPath is the hidden name of file's marker, .F.padrun.json.
 func HiddenPath(file string) string {
 	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+HiddenSuffix)

@@ -153,6 +153,24 @@ func TestSupervise_TimeoutKillsAChildIgnoringTERM(t *testing.T) {
 	}
 }
 
+// Stop, from another goroutine, ends the child as a timeout does: TERM,
+// then KILL after the grace for a child that ignores TERM.
+func TestSupervise_StopEndsTheChild(t *testing.T) {
+	for mode, want := range map[string]syscall.Signal{"hang": syscall.SIGTERM, "ignore-term": syscall.SIGKILL} {
+		s, readyFile := helper(t, mode)
+		c, err := Start(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitReady(t, readyFile)
+		go c.Stop()
+		if st := c.Supervise(nil, grace, 0); st.Signal != want || st.TimedOut {
+			t.Fatalf("%s: status %+v, want death by %v", mode, st, want)
+		}
+		c.Stop() // the child is reaped: nothing is sent
+	}
+}
+
 func TestLookPath_NotFoundAndNotExecutable(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "plain"), []byte("#!/bin/sh\n"), 0o644)

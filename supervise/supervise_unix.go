@@ -101,6 +101,7 @@ type Child struct {
 	io        *relay
 	cgroup    *cgroup.Session // the cgroup it was born in, or nil
 	jobs      *schedule       // Supervise's jobs, which EndRest runs on
+	stop      chan struct{}   // Stop's request, for Supervise
 }
 
 // Start starts the child. The child shares padrun's process group when
@@ -164,7 +165,7 @@ func Start(s Spec) (*Child, error) {
 		}
 		return nil, execError(s.Args[0], err)
 	}
-	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, cgroup: cg}
+	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, cgroup: cg, stop: make(chan struct{}, 1)}
 	if cg != nil {
 		c.Cgroup = cg.Path
 	}
@@ -279,6 +280,10 @@ func (c *Child) Supervise(sigs <-chan os.Signal, grace, timeout time.Duration, j
 			unix.Kill(c.Pid, unix.SIGTERM) // Best effort.
 			unix.Kill(c.Pid, unix.SIGCONT) // Best effort: a stopped child cannot act on TERM.
 			startGrace()
+		case <-c.stop:
+			unix.Kill(c.Pid, unix.SIGTERM) // Best effort.
+			unix.Kill(c.Pid, unix.SIGCONT) // Best effort: a stopped child cannot act on TERM.
+			startGrace()
 		case <-kill:
 			c.killAll()
 		case now := <-c.jobs.C():
@@ -348,6 +353,17 @@ func (c *Child) forward(sig syscall.Signal) (ends bool) {
 // Kill ends the session at once, without grace: SIGKILL to every process
 // of it. For a harness that must be stopped before it writes.
 func (c *Child) Kill() { c.killAll() }
+
+// Stop asks Supervise to end the child as --timeout does: TERM (and
+// CONT), then SIGKILL to every process of the session after the grace
+// period. Unlike Terminate it may be called from any goroutine, and before
+// Supervise runs; once the child is reaped it does nothing.
+func (c *Child) Stop() {
+	select {
+	case c.stop <- struct{}{}:
+	default: // asked already
+	}
+}
 
 // Terminate asks the child to end, as --timeout does: TERM, and CONT so
 // that a stopped child can act on it. Call it from a Job that Supervise

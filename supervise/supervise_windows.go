@@ -57,6 +57,9 @@ func Start(s Spec) (*Child, error) {
 // Kill ends the child at once.
 func (c *Child) Kill() { c.p.Kill() } // Best effort.
 
+// Stop ends the child: Windows has no TERM to send.
+func (c *Child) Stop() { c.p.Kill() } // Best effort.
+
 // Terminate ends the child: Windows has no TERM to send.
 func (c *Child) Terminate() { c.p.Kill() } // Best effort.
 

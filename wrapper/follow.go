@@ -59,7 +59,9 @@ func (s *session) follow() (stop func()) {
 		if stopped {
 			return
 		}
-		nf, err := startFollower(s.recheck)
+		nf, err := startFollower(s.recheck, func() {
+			s.watchOverflowed("the watch of the held files' folders", "checked again the way to every held file and guarded name")
+		})
 		if err != nil {
 			s.o.Log.Warn().Err(err).Msg("cannot watch the session files for renames")
 		}

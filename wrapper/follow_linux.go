@@ -12,10 +12,11 @@ import (
 // removed entry, a re-pointed symlink. Each change calls check at once,
 // which returns the paths to watch from then on.
 type follower struct {
-	in    int
-	quit  [2]int
-	wg    sync.WaitGroup
-	check func() []string
+	in       int
+	quit     [2]int
+	wg       sync.WaitGroup
+	check    func() []string
+	overflow func() // told when the kernel's queue overflowed
 	// names are, by watch, the entries on the way that matter; a folder
 	// moved or removed itself matters always.
 	names map[int]map[string]bool
@@ -26,12 +27,15 @@ type follower struct {
 const followMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_MOVE_SELF | unix.IN_DELETE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
 
-func startFollower(check func() []string) (*follower, error) {
+// startFollower follows the paths check returns; overflow is told each
+// time the kernel's queue of events overflowed: the check that follows it
+// finds what the lost events told of, from the names themselves.
+func startFollower(check func() []string, overflow func()) (*follower, error) {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	f := &follower{in: in, check: check, names: map[int]map[string]bool{}}
+	f := &follower{in: in, check: check, overflow: overflow, names: map[int]map[string]bool{}}
 	if err := unix.Pipe2(f.quit[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
 		unix.Close(in)
 		return nil, err
@@ -87,9 +91,15 @@ func (f *follower) loop() {
 	}
 }
 
-// read reads the events there are and reports whether one matters.
+// read reads the events there are and reports whether one matters: an
+// overflow does, whatever it lost.
 func (f *follower) read(buf []byte) bool {
-	changed := false
+	changed, overflowed := false, false
+	defer func() {
+		if overflowed {
+			f.overflow()
+		}
+	}()
 	for {
 		n, err := unix.Read(f.in, buf)
 		if err != nil || n <= 0 {
@@ -99,6 +109,7 @@ func (f *follower) read(buf []byte) bool {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 			name := unix.ByteSliceToString(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)])
 			off += unix.SizeofInotifyEvent + int(ev.Len)
+			overflowed = overflowed || ev.Mask&unix.IN_Q_OVERFLOW != 0
 			self := ev.Mask&(unix.IN_MOVE_SELF|unix.IN_DELETE_SELF|unix.IN_IGNORED|unix.IN_Q_OVERFLOW) != 0
 			if self || f.names[int(ev.Wd)][name] {
 				changed = true

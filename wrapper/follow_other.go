@@ -6,7 +6,7 @@ package wrapper
 // the lock files and session files under any name.
 type follower struct{}
 
-func startFollower(func() []string) (*follower, error) { return nil, nil }
+func startFollower(func() []string, func()) (*follower, error) { return nil, nil }
 
 func (f *follower) wake() {}
 func (f *follower) stop() {}

@@ -150,6 +150,8 @@ func (s *session) watchInUse(r *run) (stop func()) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		learn()
+	}, func() {
+		s.watchOverflowed("the watch for the harness's in-use locks", "read again the in-use locks beside every held file")
 	})
 	s.mu.Lock() // the folder watch may claim a new file meanwhile
 	s.inUseNotify = n

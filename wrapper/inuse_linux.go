@@ -54,7 +54,10 @@ type inUseNotify struct {
 	done             chan struct{}
 }
 
-func startInUseNotify(found func(dir string)) *inUseNotify {
+// startInUseNotify tells found of every file made in the folders it
+// watches; where the kernel's queue overflowed, of every folder, and
+// overflow too.
+func startInUseNotify(found func(dir string), overflow func()) *inUseNotify {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil // the job's look every second stays
@@ -65,7 +68,7 @@ func startInUseNotify(found func(dir string)) *inUseNotify {
 		return nil
 	}
 	n := &inUseNotify{in: in, quitR: p[0], quitW: p[1], dirs: map[int]string{}, done: make(chan struct{})}
-	go n.loop(found)
+	go n.loop(found, overflow)
 	return n
 }
 
@@ -83,9 +86,9 @@ func (n *inUseNotify) add(dir string) {
 	n.mu.Unlock()
 }
 
-func (n *inUseNotify) loop(found func(dir string)) {
+func (n *inUseNotify) loop(found func(dir string), overflow func()) {
 	defer close(n.done)
-	buf := make([]byte, 16<<10)
+	buf := make([]byte, 64<<10)
 	fds := []unix.PollFd{{Fd: int32(n.in), Events: unix.POLLIN}, {Fd: int32(n.quitR), Events: unix.POLLIN}}
 	for {
 		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
@@ -94,17 +97,24 @@ func (n *inUseNotify) loop(found func(dir string)) {
 		if fds[1].Revents != 0 {
 			return
 		}
-		seen := map[string]bool{}
+		seen, overflowed := map[string]bool{}, false
 		watch.ReadEvents(n.in, buf, func(ev *unix.InotifyEvent, _ string) {
 			n.mu.Lock()
-			dir, ok := n.dirs[int(ev.Wd)]
-			n.mu.Unlock()
-			if ok {
+			defer n.mu.Unlock()
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				overflowed = true // what was lost may be in any folder
+				for _, dir := range n.dirs {
+					seen[dir] = true
+				}
+			} else if dir, ok := n.dirs[int(ev.Wd)]; ok {
 				seen[dir] = true
 			}
 		})
 		for dir := range seen {
 			found(dir)
+		}
+		if overflowed {
+			overflow()
 		}
 	}
 }

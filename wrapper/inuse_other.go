@@ -45,6 +45,6 @@ func ofTree(int, int) bool { return false }
 // second is all there is, and nothing is the run's anyway (ofTree).
 type inUseNotify struct{}
 
-func startInUseNotify(func(dir string)) *inUseNotify { return nil }
-func (*inUseNotify) add(string)                      {}
-func (*inUseNotify) stop()                           {}
+func startInUseNotify(func(dir string), func()) *inUseNotify { return nil }
+func (*inUseNotify) add(string)                              {}
+func (*inUseNotify) stop()                                   {}

@@ -35,7 +35,10 @@ func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChil
 			s.watchClaimed()
 		}
 	}
-	stop, setChild, err := watch.Start(ws, now, watch.Events{Claim: claim, Unowned: s.unowned, Wrote: s.learnHeader})
+	overflow := func(roots []string) {
+		s.watchOverflowed("the watch for new session files", "rescanned every watched folder ("+strings.Join(roots, ", ")+") for them")
+	}
+	stop, setChild, err := watch.Start(ws, now, watch.Events{Claim: claim, Unowned: s.unowned, Wrote: s.learnHeader, Overflow: overflow})
 	if err != nil {
 		s.o.Log.Warn().Err(err).Msg("cannot watch for new session files")
 		return func() {}, func(int) {}
@@ -53,11 +56,17 @@ func (s *session) claim(path string) bool {
 	s.mu.Lock()
 	defer s.unlock()
 	if err := s.take(file, ""); err != nil {
-		msg := "new session file not claimed"
-		if marker.IsHeld(err) {
-			msg += ": it is held by another session"
+		var held *marker.HeldError
+		switch {
+		case !errors.As(err, &held):
+			s.o.Log.Warn().Err(err).Str("file", file).Msg("new session file not claimed")
+		case s.ofThisRun(held):
+			s.o.Log.Info().Str("file", file).Msg("new session file held by a session nested in this run, or by its outer session")
+		case s.greet != nil && s.greet.muted.Load():
+			s.o.Log.Debug().Str("file", file).Msg("new session file held by another session: left to the companion")
+		default:
+			s.loseHold(file, held)
 		}
-		s.o.Log.Warn().Err(err).Str("file", file).Msg(msg)
 		return false
 	}
 	s.learnHeaderLocked(file)

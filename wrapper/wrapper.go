@@ -175,6 +175,11 @@ type session struct {
 	guards  []string
 	kill    func()
 	stopped error
+	// term stops the child as the fence does (TERM, then KILL after the
+	// grace), from any goroutine; childEnded: it was reaped (lost.go).
+	term       func()
+	childEnded bool
+	overflow   overflows // the watches whose queue overflowed, told once
 
 	greet *greeting // the companion asked for, until it greets; nil without one
 
@@ -473,10 +478,12 @@ func (s *session) newRecord(r *run) *registry.Record {
 // its session.
 func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopWatch func()) (Result, error) {
 	s.mu.Lock()
-	s.kill = child.Kill
+	s.kill, s.term = child.Kill, child.Stop
 	stopped := s.stopped
 	s.mu.Unlock()
-	if stopped != nil {
+	if _, lost := stopped.(*LostHoldError); lost {
+		child.Stop() // a hold was lost before the child was known
+	} else if stopped != nil {
 		child.Kill() // a claim was refused before the child was known
 	}
 	s.o.Log.Debug().Int("child_pid", child.Pid).Msg("started")
@@ -493,6 +500,10 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		jobs = append(jobs, *s.inUseWatch)
 	}
 	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
+	s.mu.Lock()
+	s.term, s.childEnded = nil, true
+	s.childGone(st)
+	s.mu.Unlock()
 	if s.etcd != nil {
 		s.etcd.reaped = true // the fencing job runs on in endRest, on this goroutine
 	}

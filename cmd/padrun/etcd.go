@@ -16,10 +16,6 @@ import (
 	"github.com/padrun/padrun/wrapper"
 )
 
-// exitFenced is the status of a run whose lease in etcd could not be kept
-// alive: padrun stopped the session before another machine could take it.
-const exitFenced = 76
-
 // etcdFlags are the settings of the hold in etcd, with etcdctl's names.
 type etcdFlags struct {
 	endpoints              string

@@ -220,7 +220,7 @@ func TestEtcd_AllMembersStopped_Fences(t *testing.T) {
 	fencedIn := time.Since(stoppedAt)
 	if !holder.ended() {
 		t.Errorf("the holder still runs %s after the members stopped", fencedIn)
-	} else if code := holder.cmd.ProcessState.ExitCode(); code != exitFenced || !strings.Contains(holder.stderr.String(), "lost the hold") {
+	} else if code := holder.cmd.ProcessState.ExitCode(); code != exitLost || !strings.Contains(holder.stderr.String(), "lost the hold") {
 		t.Errorf("the holder exited %d, not 76 (fenced):\n%s", code, holder.stderr)
 	}
 	// Its child's last write came within the TTL of the stop (its lease

@@ -75,7 +75,7 @@ func harnessEnv() []envVar {
 var exitStatuses = []envVar{
 	{"the child's", "the child exited; a child killed by a signal makes padrun die by it too"},
 	{"75", "refused: a session file is held, or its holder cannot be judged, or --wait ran out"},
-	{"76", "the hold in etcd was lost (its lease could not be kept alive): padrun stopped the session before another machine could take it"},
+	{"76", "the hold was lost, and padrun stopped the session: its lease in etcd could not be kept alive (stopped before another machine could take it), or a new session file the child created was held by another session by the time padrun claimed it"},
 	{"124", "--timeout ran out"},
 	{"125", "padrun itself failed: usage, an unwritable marker or registry, a bad PAD_SESSION_PID"},
 	{"126", "COMMAND was found but cannot be executed"},

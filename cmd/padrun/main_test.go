@@ -27,7 +27,20 @@ import (
 var (
 	contendN      = flag.Int("contend-n", 100, "padruns started at once on one file in the contention test")
 	contendRounds = flag.Int("contend-rounds", 1, "rounds of the contention test, each way")
+	floodN        = flag.Int("flood-n", 0, "entries the flood test makes in a watched folder (0: 40000, or more where fs.inotify.max_queued_events asks)")
 )
+
+// floodEntries is how many entries the flood test makes: -flood-n, or
+// enough that each half of them overflows the kernel's inotify queue
+// (every entry queues an event or two), and at least 40000.
+func floodEntries() int {
+	if *floodN > 0 {
+		return *floodN
+	}
+	b, _ := os.ReadFile("/proc/sys/fs/inotify/max_queued_events")
+	queued, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return max(40000, 2*queued+2000)
+}
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
@@ -70,6 +83,7 @@ func params(dir string) testscript.Params {
 			exampleEnv(env)
 			env.Setenv("CONTEND_N", strconv.Itoa(*contendN))
 			env.Setenv("CONTEND_ROUNDS", strconv.Itoa(*contendRounds))
+			env.Setenv("FLOOD_N", strconv.Itoa(floodEntries()))
 			envs.Store(env.WorkDir, env.Vars)
 			env.Defer(func() {
 				// A script that failed leaves its tmux server running.

@@ -18,7 +18,11 @@ import (
 
 // Exit statuses of padrun itself; otherwise it exits as its child did.
 const (
-	exitRefused       = 75
+	exitRefused = 75
+	// exitLost: the hold was lost, and padrun stopped the session: its
+	// lease in etcd could not be kept alive, or a new session file the
+	// child created was another session's by the time padrun claimed it.
+	exitLost          = 76
 	exitTimeout       = 124
 	exitFailed        = 125
 	exitNotExecutable = 126
@@ -192,6 +196,7 @@ func exit(err error, logs logs, stderr io.Writer, w wording, queue []string) int
 		exe    *wrapper.ExecError
 		abort  *wrapper.AbortError
 		fenced *wrapper.FencedError
+		lost   *wrapper.LostHoldError
 	)
 	switch {
 	case err == nil, errors.Is(err, errHelp):
@@ -206,7 +211,13 @@ func exit(err error, logs logs, stderr io.Writer, w wording, queue []string) int
 		return exitRefused
 	case errors.As(err, &fenced):
 		printError(stderr, err)
-		return exitFenced
+		return exitLost
+	case errors.As(err, &lost):
+		fmt.Fprintln(stderr, "padrun: "+shown(lost.Error()))
+		fmt.Fprintln(stderr, "padrun:   holder: "+shown(holderOf(lost.Held, time.Now())))
+		fmt.Fprintln(stderr, "padrun:   verdict: "+shown(lost.Held.Judgement.String()))
+		fmt.Fprintln(stderr, "padrun: hint: "+shown(lost.Hint()))
+		return exitLost
 	case errors.As(err, &abort):
 		raise(abort.Signal)
 		return 128 + int(abort.Signal)

@@ -9,6 +9,10 @@ type Events struct {
 	Claim   func(path string)      // a new session file that the run's own tree writes
 	Unowned func(path, why string) // a new session file not proven the run's
 	Wrote   func(path string)      // a session file in a watched folder was written
+	// Overflow: the kernel's queue of events overflowed, and events were
+	// lost; every watched folder (these roots, and the folders below them)
+	// was rescanned for what they would have shown. Nil: not told.
+	Overflow func(roots []string)
 }
 
 // WhyForeign is the reason given for a file another process writes.

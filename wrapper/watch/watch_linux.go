@@ -1,8 +1,11 @@
 package watch
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +31,14 @@ type watcher struct {
 	pending map[fileKey]string
 	seen    map[fileKey]membership
 	decided map[fileKey]bool
+	// ws are the watch roots; before are, by folder watched from the
+	// start, the entries it had then (name to inode): a rescan judges only
+	// what was not there. watching are the folders watched.
+	ws       []harness.Watch
+	before   map[string]map[string]uint64
+	watching map[string]bool
+	// afterRescan, when set, runs at the end of each rescan (tests).
+	afterRescan func()
 }
 
 // Start reports, through ev, every session file created in the watched
@@ -41,17 +52,9 @@ func Start(ws []harness.Watch, now time.Time, ev Events) (stop func(), setChild 
 
 // watchTree is Start for the tree of root.
 func watchTree(ws []harness.Watch, now time.Time, root int, ev Events) (stop func(), setChild func(int), err error) {
-	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	w, err := newWatcher(ws, now, root, ev)
 	if err != nil {
 		return nil, nil, err
-	}
-	w := &watcher{in: in, root: root, ev: ev, dirs: map[int]watched{},
-		pending: map[fileKey]string{}, seen: map[fileKey]membership{}, decided: map[fileKey]bool{}}
-	if fan, err := newFanWatch(); err == nil {
-		w.fan = fan
-	}
-	for _, ww := range ws {
-		w.add(watched{ww, ww.Dir, 0}, now) // only the root is created: date folders are the harness's
 	}
 	quit := make([]int, 2)
 	if err := unix.Pipe2(quit, unix.O_CLOEXEC); err != nil {
@@ -73,6 +76,24 @@ func watchTree(ws []harness.Watch, now time.Time, root int, ev Events) (stop fun
 	}, func(pid int) { w.child.Store(int64(pid)) }, nil
 }
 
+// newWatcher watches the folders of ws, and notes what they hold now.
+func newWatcher(ws []harness.Watch, now time.Time, root int, ev Events) (*watcher, error) {
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{in: in, root: root, ev: ev, dirs: map[int]watched{},
+		pending: map[fileKey]string{}, seen: map[fileKey]membership{}, decided: map[fileKey]bool{},
+		ws: ws, before: map[string]map[string]uint64{}, watching: map[string]bool{}}
+	if fan, err := newFanWatch(); err == nil {
+		w.fan = fan
+	}
+	for _, ww := range ws {
+		w.add(watched{ww, ww.Dir, 0}, now, true) // only the root is created: date folders are the harness's
+	}
+	return w, nil
+}
+
 func (w *watcher) close() {
 	unix.Close(w.in)
 	if w.fan != nil {
@@ -81,23 +102,81 @@ func (w *watcher) close() {
 }
 
 // add watches a folder, and the folder of today below it, which may have
-// appeared before the watch.
-func (w *watcher) add(d watched, now time.Time) {
+// appeared before the watch. At the start (first), what the folder holds
+// is noted: a rescan leaves it be.
+func (w *watcher) add(d watched, now time.Time, first bool) {
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return
 	}
-	wd, err := unix.InotifyAddWatch(w.in, d.dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ONLYDIR)
-	if err != nil {
+	if !w.arm(d) {
 		return
 	}
-	w.dirs[wd] = d
-	if w.fan != nil && d.level == d.w.Depth {
-		w.fan.mark(d.dir) // Best effort: /proc still proves what it can.
+	if first {
+		had := map[string]uint64{}
+		for _, e := range listDir(d.dir, d.matches) {
+			had[e.name] = e.ino
+		}
+		w.before[d.dir] = had
 	}
 	if d.level < d.w.Depth {
 		sub := filepath.Join(d.dir, todayPart(now, d.level))
 		if fi, err := os.Stat(sub); err == nil && fi.IsDir() {
-			w.add(watched{d.w, sub, d.level + 1}, now)
+			w.add(watched{d.w, sub, d.level + 1}, now, first)
+		}
+	}
+}
+
+// arm watches d; a folder watched already keeps its watch.
+func (w *watcher) arm(d watched) bool {
+	wd, err := unix.InotifyAddWatch(w.in, d.dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ONLYDIR)
+	if err != nil {
+		return false
+	}
+	if _, ok := w.dirs[wd]; !ok && w.fan != nil && d.level == d.w.Depth {
+		w.fan.mark(d.dir) // Best effort: /proc still proves what it can.
+	}
+	w.dirs[wd] = d
+	w.watching[d.dir] = true
+	return true
+}
+
+// rescan finds what the events of an overflowed queue would have shown:
+// the folders made meanwhile, watched from now on, and each session file
+// that was not there when the watch began, judged as new (one judged
+// already is not judged again). It runs once the overflow event is read:
+// whatever a lost event told of had happened by then. A flood that goes on
+// meanwhile loses events again only with another overflow event queued,
+// which the loop reads next, and so rescans again.
+func (w *watcher) rescan() {
+	now := time.Now()
+	roots := make([]string, 0, len(w.ws))
+	for _, ww := range w.ws {
+		w.rescanDir(watched{ww, ww.Dir, 0}, now)
+		roots = append(roots, ww.Dir)
+	}
+	if w.afterRescan != nil {
+		w.afterRescan()
+	}
+	if w.ev.Overflow != nil {
+		w.ev.Overflow(roots)
+	}
+}
+
+// rescanDir rescans one folder, and the folders below it that were made
+// since the start or are watched.
+func (w *watcher) rescanDir(d watched, now time.Time) {
+	if !w.arm(d) {
+		return // gone: a folder made again is seen by its parent's watch
+	}
+	had := w.before[d.dir]
+	for _, e := range listDir(d.dir, d.matches) {
+		path := filepath.Join(d.dir, e.name)
+		old := had != nil && had[e.name] == e.ino
+		switch {
+		case e.isDir && (!old || w.watching[path]):
+			w.rescanDir(watched{d.w, path, d.level + 1}, now)
+		case !e.isDir && !old:
+			w.judge(path, true)
 		}
 	}
 }
@@ -128,44 +207,132 @@ func (w *watcher) loop(quit int) {
 	}
 }
 
+// readInotify reads the events there are; a batch that says the queue
+// overflowed is followed by a rescan.
 func (w *watcher) readInotify(buf []byte) {
-	ReadEvents(w.in, buf, func(ev *unix.InotifyEvent, name string) {
-		d, ok := w.dirs[int(ev.Wd)]
-		isDir := ev.Mask&unix.IN_ISDIR != 0
-		if !ok || name == "" || !d.matches(name, isDir) {
+	for {
+		overflow := false
+		more := readBatch(w.in, buf, func(ev *unix.InotifyEvent, name string) {
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				overflow = true
+				return
+			}
+			w.event(ev, name)
+		})
+		if overflow {
+			w.rescan()
+		}
+		if !more {
 			return
 		}
-		path := filepath.Join(d.dir, name)
-		switch {
-		case isDir:
-			if ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
-				w.add(watched{d.w, path, d.level + 1}, time.Now())
-				w.found(watched{d.w, path, d.level + 1})
-			}
-		case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
-			w.judge(path, true)
-		default:
-			w.judge(path, false)
-			w.ev.Wrote(path)
+	}
+}
+
+// event acts on one inotify event.
+func (w *watcher) event(ev *unix.InotifyEvent, name string) {
+	d, ok := w.dirs[int(ev.Wd)]
+	isDir := ev.Mask&unix.IN_ISDIR != 0
+	if !ok || name == "" || !d.matches(name, isDir) {
+		return
+	}
+	path := filepath.Join(d.dir, name)
+	switch {
+	case isDir:
+		if ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+			w.add(watched{d.w, path, d.level + 1}, time.Now(), false)
+			w.found(watched{d.w, path, d.level + 1})
 		}
-	})
+	case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		w.judge(path, true)
+	default:
+		w.judge(path, false)
+		w.ev.Wrote(path)
+	}
 }
 
 // ReadEvents reads the inotify events queued on fd, each with its file's
-// name, until none is left.
+// name, until none is left. An overflowed queue is told as an event with
+// IN_Q_OVERFLOW set, of no watch (Wd -1).
 func ReadEvents(fd int, buf []byte, each func(ev *unix.InotifyEvent, name string)) {
+	for readBatch(fd, buf, each) {
+	}
+}
+
+// readBatch reads what one read of fd returns, and reports whether there
+// may be more.
+func readBatch(fd int, buf []byte, each func(ev *unix.InotifyEvent, name string)) bool {
+	n, err := unix.Read(fd, buf)
+	if err != nil || n <= 0 {
+		return false
+	}
+	for off := 0; off+unix.SizeofInotifyEvent <= n; {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+		name := unix.ByteSliceToString(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)])
+		off += unix.SizeofInotifyEvent + int(ev.Len)
+		each(ev, name)
+	}
+	return true
+}
+
+// entry is a folder's entry as getdents(2) gives it.
+type entry struct {
+	name  string
+	ino   uint64
+	isDir bool
+}
+
+// listDir lists the entries of dir that keep keeps, with each one's
+// inode, without a stat of each (where the file system gives no entry
+// types, a folder's are looked up). keep must not retain the name.
+func listDir(dir string, keep func(name string, isDir bool) bool) []entry {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	var out []entry
+	buf := make([]byte, 8<<10)
 	for {
-		n, err := unix.Read(fd, buf)
-		if err != nil || n <= 0 {
-			return
+		n, err := unix.ReadDirent(fd, buf)
+		if err == unix.EINTR {
+			continue
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := unix.ByteSliceToString(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)])
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			each(ev, name)
+		if err != nil || n <= 0 {
+			return out
+		}
+		out = parseDirents(dir, buf[:n], keep, out)
+	}
+}
+
+// parseDirents appends the linux_dirent64 records of b that keep keeps
+// to out.
+func parseDirents(dir string, b []byte, keep func(name string, isDir bool) bool, out []entry) []entry {
+	const nameAt = 19 // ino 8, off 8, reclen 2, type 1
+	for len(b) >= nameAt {
+		reclen := int(binary.NativeEndian.Uint16(b[16:]))
+		if reclen < nameAt || reclen > len(b) {
+			return out
+		}
+		raw := b[nameAt:reclen]
+		if i := bytes.IndexByte(raw, 0); i >= 0 {
+			raw = raw[:i]
+		}
+		ino, typ := binary.NativeEndian.Uint64(b), b[18]
+		b = b[reclen:]
+		name := unsafe.String(unsafe.SliceData(raw), len(raw)) // no copy until it is kept
+		if ino == 0 || name == "." || name == ".." || name == "" {
+			continue
+		}
+		isDir := typ == unix.DT_DIR
+		if typ == unix.DT_UNKNOWN {
+			var st unix.Stat_t
+			isDir = unix.Lstat(filepath.Join(dir, name), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+		}
+		if keep(name, isDir) {
+			out = append(out, entry{name: strings.Clone(name), ino: ino, isDir: isDir})
 		}
 	}
+	return out
 }
 
 // found judges the session files already in a folder that just appeared:
