@@ -214,8 +214,10 @@ func exit(err error, logs logs, stderr io.Writer, w wording, queue []string) int
 		return exitLost
 	case errors.As(err, &lost):
 		fmt.Fprintln(stderr, "padrun: "+shown(lost.Error()))
-		fmt.Fprintln(stderr, "padrun:   holder: "+shown(holderOf(lost.Held, time.Now())))
-		fmt.Fprintln(stderr, "padrun:   verdict: "+shown(lost.Held.Judgement.String()))
+		fmt.Fprintln(stderr, "padrun:   holder: "+shown(w.holderOf(lost.Held)))
+		if w.verbose {
+			fmt.Fprintln(stderr, "padrun:   verdict: "+shown(lost.Held.Judgement.String()))
+		}
 		fmt.Fprintln(stderr, "padrun: hint: "+shown(lost.Hint()))
 		return exitLost
 	case errors.As(err, &abort):
