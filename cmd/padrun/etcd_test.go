@@ -32,6 +32,9 @@ func etcdChild() {
 	fs := flag.NewFlagSet("etcdchild", flag.ExitOnError)
 	until := fs.String("until", "", "run until this `file` exists")
 	dur := fs.Duration("for", 0, "run this long")
+	write := fs.String("write", "", "append -line to this `file` once -when exists")
+	line := fs.String("line", "", "the `line` -write appends")
+	when := fs.String("when", "", "the `file` whose existence starts -write")
 	fs.Parse(os.Args[1:])
 	log, id := fs.Arg(0), fs.Arg(1)
 	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -42,6 +45,12 @@ func etcdChild() {
 	end := time.Now().Add(*dur)
 	for {
 		fmt.Fprintf(f, "%s %d\n", id, time.Now().UnixNano())
+		if *write != "" {
+			if _, err := os.Stat(*when); err == nil {
+				appendLine(*write, *line)
+				*write = ""
+			}
+		}
 		if *until != "" {
 			if _, err := os.Stat(*until); err == nil {
 				return
@@ -259,6 +268,12 @@ func (c *cluster) key(key string) (value []byte, ok bool) {
 // that machine id bind-mounted over /etc/machine-id.
 type machine struct {
 	dir string
+	// shared, when set, is a path every machine sees its own work
+	// folder at (dir/work bind-mounted over it): copies of one session at
+	// one path, as runners restored from one cache have them.
+	shared string
+	env    []string // more of padrun's environment
+	cgroup int      // the cgroup folder padrun is born in, when > 0
 }
 
 func newMachine(t testing.TB, base string, i int) *machine {
@@ -270,17 +285,27 @@ func newMachine(t testing.TB, base string, i int) *machine {
 	if err := os.WriteFile(filepath.Join(m.dir, "machine-id"), []byte(id), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(m.dir, "work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	return m
+}
+
+// padrunBare is a padrun on m: args only, no flag added.
+func (m *machine) padrunBare(args ...string) *exec.Cmd {
+	script := `mount --bind "$1/machine-id" /etc/machine-id && { [ -z "$2" ] || mount --bind "$1/work" "$2"; } && shift 2 && exec padrun "$@"`
+	full := append([]string{"--mount", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script, "sh", m.dir, m.shared}, args...)
+	cmd := exec.Command("unshare", full...)
+	cmd.Env = append(append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(m.dir, "reg")), m.env...)
+	if m.cgroup > 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: m.cgroup}
+	}
+	return cmd
 }
 
 // padrun is a padrun on m: the etcd flags, then args.
 func (m *machine) padrun(c *cluster, args ...string) *exec.Cmd {
-	script := `mount --bind "$1/machine-id" /etc/machine-id && shift && exec padrun "$@"`
-	full := append([]string{"--mount", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script, "sh", m.dir,
-		"--etcd", c.endpoints(), "--guard", filepath.Join(m.dir, "s.jsonl")}, args...)
-	cmd := exec.Command("unshare", full...)
-	cmd.Env = append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(m.dir, "reg"))
-	return cmd
+	return m.padrunBare(append([]string{"--etcd", c.endpoints(), "--guard", filepath.Join(m.dir, "s.jsonl")}, args...)...)
 }
 
 // run is a started padrun, its stderr kept.
