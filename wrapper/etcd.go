@@ -42,8 +42,10 @@ type etcdHold struct {
 
 	mu        sync.Mutex
 	safeUntil time.Time // the lease cannot have expired before then
+	safeClock int64     // safeUntil on the fence's clock (fenceClock)
 	lost      error     // the lease is gone: set by the keepalive
 	stopKeep  func()
+	fence     *fenceProc // the fence process, where there is one
 
 	// Of the fencing job, on the supervisor's goroutine only.
 	reaped, termed, killed bool
@@ -206,7 +208,7 @@ func (s *session) takeEtcd(ctx context.Context) error {
 	}
 	h := etcdhold.Holder{Marker: s.proto}
 	h.SessionFile = e.file
-	start := time.Now()
+	start, startClock := time.Now(), fenceClock()
 	hold, err := e.c.Take(ctx, e.keys, h)
 	if err != nil {
 		s.release()
@@ -216,7 +218,7 @@ func (s *session) takeEtcd(ctx context.Context) error {
 		}
 		return err
 	}
-	e.hold, e.safeUntil = hold, start.Add(e.c.TTL())
+	e.hold, e.safeUntil, e.safeClock = hold, start.Add(e.c.TTL()), startClock+int64(e.c.TTL())
 	kctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -254,7 +256,7 @@ func (s *session) keepAlive(ctx context.Context) {
 		if sleep(ctx, time.Until(next)) != nil {
 			return
 		}
-		sent := time.Now()
+		sent, sentClock := time.Now(), fenceClock()
 		// Bounded, so that a failing renewal is said while there is time.
 		actx, cancel := context.WithTimeout(ctx, ttl/3)
 		got, err := e.hold.KeepAlive(actx)
@@ -286,6 +288,10 @@ func (s *session) keepAlive(ctx context.Context) {
 			if u := sent.Add(time.Duration(got) * time.Second); u.After(e.safeUntil) {
 				e.safeUntil = u
 			}
+			if u := sentClock + got*int64(time.Second); u > e.safeClock {
+				e.safeClock = u
+				e.fence.send("until %d", u-int64(ttl/6))
+			}
 			e.mu.Unlock()
 			s.learnPathKeyed()
 		}
@@ -301,6 +307,58 @@ func (s *session) learnPathKeyed() {
 		if byPath && s.heldLocked(f) {
 			s.learnEtcd(f, "")
 		}
+	}
+}
+
+// startFence starts the session's fence process once the hold is taken,
+// before the child: a fence that cannot start is an error, never a session
+// without it.
+func (s *session) startFence() error {
+	e := s.etcd
+	if e == nil {
+		return nil
+	}
+	cg := ""
+	if s.cg != nil {
+		cg = s.cg.Path
+	}
+	ttl := e.c.TTL()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f, err := startFence(cg, e.safeClock-int64(ttl/6), ttl/15)
+	if err != nil {
+		return fmt.Errorf("etcd: start the session's fence: %w", err)
+	}
+	e.fence = f
+	return nil
+}
+
+// fenceChild names the child to the fence.
+func (s *session) fenceChild(child *supervise.Child) {
+	if e := s.etcd; e != nil {
+		e.mu.Lock()
+		e.fence.send("child %d %d", child.Pid, child.Pgid)
+		e.mu.Unlock()
+	}
+}
+
+// endFence ends the fence once the child has ended; when the fence killed
+// it, its words say what happened. The caller holds s.mu.
+func (s *session) endFence() {
+	e := s.etcd
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	f := e.fence
+	e.fence = nil
+	e.mu.Unlock()
+	if why := f.end(); why != "" {
+		s.o.Log.Error().Msg("lost the hold in etcd: " + why)
+		if _, ok := s.stopped.(*FencedError); ok {
+			s.stopped = nil // the fence saw what happened: its words
+		}
+		s.fenced(why)
 	}
 }
 
@@ -379,6 +437,11 @@ func (s *session) releaseEtcd() {
 	if e == nil || e.hold == nil {
 		return
 	}
+	e.mu.Lock()
+	f := e.fence
+	e.fence = nil
+	e.mu.Unlock()
+	f.end() // a run that ended before its child started
 	e.stopKeep()
 	if len(s.left) > 0 {
 		s.o.Log.Warn().Msg("processes of the session outlived it: its key in etcd stays until the lease expires")
