@@ -87,7 +87,9 @@ func (s *session) prepareEtcd(r *run) error {
 	if len(r.files) == 0 && (s.o.SessionKey != "" || r.plan.SessionID != "") {
 		e.keys = []string{EtcdKey(c, s.o.SessionKey, r.plan.SessionID, "")}
 	}
-	if len(e.keys) == 0 {
+	// A new session is named only once the harness makes it: its claim
+	// takes its key then, before the file is written.
+	if len(e.keys) == 0 && r.ctlDir == "" && len(r.plan.Watch) == 0 {
 		return &UsageError{Err: errors.New("--etcd: nothing names this session for other machines"),
 			Advice: "name it: padrun --etcd ... --session-key KEY -- COMMAND (or --guard the session file)"}
 	}
@@ -382,7 +384,11 @@ func (s *session) fenced(why string) {
 	if s.etcd.hold != nil {
 		lease = etcdhold.LeaseHex(s.etcd.hold.Lease)
 	}
-	s.stopped = &FencedError{Key: s.etcd.keys[0], Lease: lease, Why: why}
+	key := "the session"
+	if len(s.etcd.keys) > 0 {
+		key = s.etcd.keys[0]
+	}
+	s.stopped = &FencedError{Key: key, Lease: lease, Why: why}
 }
 
 // fence is the job that stops the session before its lease can expire

@@ -76,12 +76,20 @@ type member struct {
 }
 
 func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freePortErr()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func freePortErr() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // startCluster starts three members, data in t.TempDir(), and waits until
@@ -104,12 +112,24 @@ func startCluster(t testing.TB) *cluster {
 }
 
 func tryCluster(t testing.TB) (*cluster, error) {
-	c := &cluster{t: t}
+	c, stop, err := launchCluster(t.TempDir(), func() int { return freePort(t) })
+	if err != nil {
+		return nil, err
+	}
+	c.t = t
+	t.Cleanup(stop)
+	return c, nil
+}
+
+// launchCluster starts three members with their data in dir, on ports
+// port gives, and waits until they answer; stop kills them.
+func launchCluster(dir string, freePort func() int) (c *cluster, stop func(), err error) {
+	c = &cluster{}
 	var initial []string
 	used := map[int]bool{}
 	port := func() int {
 		for {
-			if p := freePort(t); !used[p] {
+			if p := freePort(); !used[p] {
 				used[p] = true
 				return p
 			}
@@ -121,7 +141,6 @@ func tryCluster(t testing.TB) (*cluster, error) {
 		c.members = append(c.members, m)
 		initial = append(initial, m.name+"="+m.peer)
 	}
-	dir := t.TempDir()
 	token := fmt.Sprintf("padrun-%d-%d", os.Getpid(), time.Now().UnixNano())
 	for _, m := range c.members {
 		m.cmd = exec.Command("etcd", "--name", m.name, "--data-dir", filepath.Join(dir, m.name),
@@ -131,14 +150,14 @@ func tryCluster(t testing.TB) (*cluster, error) {
 			"--initial-cluster-state", "new", "--logger", "zap", "--log-outputs", filepath.Join(dir, m.name+".log"))
 		m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := m.cmd.Start(); err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		go func() {
 			m.cmd.Wait()
 			close(m.exited)
 		}()
 	}
-	stop := func() {
+	stop = func() {
 		for _, m := range c.members {
 			m.cmd.Process.Signal(syscall.SIGCONT)
 			m.cmd.Process.Kill()
@@ -147,10 +166,9 @@ func tryCluster(t testing.TB) (*cluster, error) {
 	}
 	if err := c.waitHealthy(c.members); err != nil {
 		stop()
-		return nil, err
+		return nil, nil, err
 	}
-	t.Cleanup(stop)
-	return c, nil
+	return c, stop, nil
 }
 
 // endpoints are the members' client URLs, comma-separated, killed ones
