@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,8 +12,8 @@ import (
 	"github.com/padrun/padrun/supervise"
 )
 
-// FencedError says the session was stopped because its lease in etcd could
-// not be kept alive: another machine may take the key once it expires.
+// FencedError says the session was stopped because its hold in etcd was
+// lost, or could not be kept: Why says what happened.
 type FencedError struct {
 	Key   string
 	Lease string
@@ -21,7 +21,7 @@ type FencedError struct {
 }
 
 func (e *FencedError) Error() string {
-	return "etcd: lost the hold on " + e.Key + " (lease " + e.Lease + "): " + e.Why + "; the session was stopped before the lease could expire"
+	return "etcd: lost the hold on " + e.Key + " (lease " + e.Lease + "): " + e.Why
 }
 
 // Hint says what to run.
@@ -32,21 +32,29 @@ func (e *FencedError) Hint() string {
 // etcdHold is the run's hold in etcd, beside the local one.
 type etcdHold struct {
 	c    *etcdhold.Client
-	keys []string
-	file string // the guarded file refusals name, or ""
-	hold *etcdhold.Hold
+	keys []string          // every key the run holds, or will once taken
+	of   map[string]string // each held file's key
+	// byPath are the held files keyed by their path: an id they write
+	// later is held too, as soon as it is read.
+	byPath map[string]bool
+	file   string // the guarded file refusals name, or ""
+	hold   *etcdhold.Hold
 
 	mu        sync.Mutex
 	safeUntil time.Time // the lease cannot have expired before then
+	safeClock int64     // safeUntil on the fence's clock (fenceClock)
 	lost      error     // the lease is gone: set by the keepalive
 	stopKeep  func()
+	fence     *fenceProc // the fence process, where there is one
 
 	// Of the fencing job, on the supervisor's goroutine only.
 	reaped, termed, killed bool
 }
 
-// prepareEtcd readies the hold in etcd when --etcd is given: its keys are
-// the session id, else --session-key, else the guarded files' paths.
+// prepareEtcd readies the hold in etcd when --etcd is given: a key for
+// every file the run guards (EtcdKey; --session-key and the harness's id
+// name the harness's session file, else the first --guard file), or the
+// session key alone when it guards none.
 func (s *session) prepareEtcd(r *run) error {
 	if s.o.Etcd == nil {
 		return nil
@@ -55,26 +63,142 @@ func (s *session) prepareEtcd(r *run) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	e := &etcdHold{c: c}
-	switch {
-	case r.plan.SessionID != "":
-		e.keys = []string{c.Key(r.plan.SessionID)}
-	case s.o.SessionKey != "":
-		e.keys = []string{c.Key(s.o.SessionKey)}
-	default:
-		for _, f := range r.files {
-			e.keys = append(e.keys, c.Key(strings.TrimPrefix(f, "/")))
+	e := &etcdHold{c: c, of: map[string]string{}, byPath: map[string]bool{}}
+	main := s.current
+	if main == "" && len(s.o.Guards) > 0 {
+		main, _ = CanonicalFile(s.o.Guards[0])
+	}
+	for _, f := range r.files {
+		key, id := "", FileSessionID(f)
+		if f == main {
+			if r.plan.SessionID != "" {
+				id = r.plan.SessionID
+			}
+			key = EtcdKey(c, s.o.SessionKey, id, f)
+		} else {
+			key = EtcdKey(c, "", id, f)
+		}
+		e.byPath[f] = key == EtcdKey(c, "", "", f)
+		e.of[f] = key
+		if !slices.Contains(e.keys, key) {
+			e.keys = append(e.keys, key)
 		}
 	}
-	if len(e.keys) == 0 {
+	if len(r.files) == 0 && (s.o.SessionKey != "" || r.plan.SessionID != "") {
+		e.keys = []string{EtcdKey(c, s.o.SessionKey, r.plan.SessionID, "")}
+	}
+	// A new session is named only once the harness makes it: its claim
+	// takes its key then, before the file is written.
+	if len(e.keys) == 0 && r.ctlDir == "" && len(r.plan.Watch) == 0 {
 		return &UsageError{Err: errors.New("--etcd: nothing names this session for other machines"),
 			Advice: "name it: padrun --etcd ... --session-key KEY -- COMMAND (or --guard the session file)"}
 	}
-	if len(r.files) > 0 {
+	if main != "" {
+		e.file = main
+	} else if len(r.files) > 0 {
 		e.file = r.files[0]
 	}
 	s.etcd = e
 	return nil
+}
+
+// holdKey holds file in etcd under key too, under the run's lease, before
+// the harness writes it (a claim inside the harness, a file claimed by the
+// watch, an id learned from its header). The caller holds s.mu. A key held
+// elsewhere is a *etcdhold.HeldError.
+func (s *session) holdKey(file, key string) error {
+	e := s.etcd
+	if e.hold == nil {
+		e.keys = append(e.keys, key) // taken with the others
+		e.of[file] = key
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.c.TTL()/3)
+	defer cancel()
+	if err := e.hold.Add(ctx, key); err != nil {
+		var held *etcdhold.HeldError
+		if errors.As(err, &held) {
+			held.File = file
+		}
+		return err
+	}
+	e.of[file] = key
+	s.o.Log.Debug().Str("file", file).Str("key", key).Msg("etcd: held")
+	return nil
+}
+
+// claimEtcd holds a file the run takes while it runs under its key:
+// sessionID, else the id the file names, else its path. The caller holds
+// s.mu.
+func (s *session) claimEtcd(file, sessionID string) error {
+	e := s.etcd
+	if e == nil {
+		return nil
+	}
+	if sessionID == "" {
+		sessionID = FileSessionID(file)
+	}
+	key := EtcdKey(e.c, "", sessionID, file)
+	if err := s.holdKey(file, key); err != nil {
+		return err
+	}
+	e.byPath[file] = sessionID == ""
+	return nil
+}
+
+// learnEtcd holds the id a file keyed by its path names once the harness
+// has written it (docs/spec.md §15): held elsewhere, the hold is lost and
+// the session is stopped. The caller holds s.mu.
+func (s *session) learnEtcd(file, id string) {
+	e := s.etcd
+	if e == nil || !e.byPath[file] {
+		return
+	}
+	if id == "" {
+		id = FileSessionID(file)
+	}
+	if id == "" {
+		return
+	}
+	key := EtcdKey(e.c, "", id, file)
+	err := s.holdKey(file, key)
+	if err == nil {
+		e.byPath[file] = false
+		return
+	}
+	why := "the session's id " + id + ", written by the harness after the start, cannot be held: " + err.Error()
+	if held := etcdHeld(err); held != nil {
+		why = "the session's id " + id + ", written by the harness after the start, is held in etcd by another session (" + err.Error() + "): the session was stopped"
+	}
+	s.o.Log.Error().Str("file", file).Msg("lost the hold in etcd: " + why)
+	s.fenced(why)
+	if s.kill != nil {
+		s.kill()
+	}
+}
+
+// dropEtcd deletes the key of a file the harness has left. The caller
+// holds s.mu.
+func (s *session) dropEtcd(file string) {
+	e := s.etcd
+	if e == nil || e.hold == nil {
+		return
+	}
+	key, ok := e.of[file]
+	delete(e.of, file)
+	for _, k := range e.of {
+		if k == key {
+			return // another held file has the same key
+		}
+	}
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.c.TTL()/3)
+	defer cancel()
+	if err := e.hold.Drop(ctx, key); err != nil {
+		s.o.Log.Warn().Err(err).Msg("release in etcd: the key goes when the lease expires")
+	}
 }
 
 // takeEtcd takes the keys once the local hold is taken: on failure it
@@ -86,7 +210,7 @@ func (s *session) takeEtcd(ctx context.Context) error {
 	}
 	h := etcdhold.Holder{Marker: s.proto}
 	h.SessionFile = e.file
-	start := time.Now()
+	start, startClock := time.Now(), fenceClock()
 	hold, err := e.c.Take(ctx, e.keys, h)
 	if err != nil {
 		s.release()
@@ -96,7 +220,7 @@ func (s *session) takeEtcd(ctx context.Context) error {
 		}
 		return err
 	}
-	e.hold, e.safeUntil = hold, start.Add(e.c.TTL())
+	e.hold, e.safeUntil, e.safeClock = hold, start.Add(e.c.TTL()), startClock+int64(e.c.TTL())
 	kctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -134,7 +258,7 @@ func (s *session) keepAlive(ctx context.Context) {
 		if sleep(ctx, time.Until(next)) != nil {
 			return
 		}
-		sent := time.Now()
+		sent, sentClock := time.Now(), fenceClock()
 		// Bounded, so that a failing renewal is said while there is time.
 		actx, cancel := context.WithTimeout(ctx, ttl/3)
 		got, err := e.hold.KeepAlive(actx)
@@ -146,7 +270,7 @@ func (s *session) keepAlive(ctx context.Context) {
 			e.mu.Lock()
 			e.lost = err
 			e.mu.Unlock()
-			s.fenceNow("the lease expired or was revoked")
+			s.fenceNow("the lease expired or was revoked: the session was killed at once (another machine may hold the key now)")
 			return
 		case err != nil:
 			if !failing {
@@ -166,8 +290,77 @@ func (s *session) keepAlive(ctx context.Context) {
 			if u := sent.Add(time.Duration(got) * time.Second); u.After(e.safeUntil) {
 				e.safeUntil = u
 			}
+			if u := sentClock + got*int64(time.Second); u > e.safeClock {
+				e.safeClock = u
+				e.fence.send("until %d", u-int64(ttl/6))
+			}
 			e.mu.Unlock()
+			s.learnPathKeyed()
 		}
+	}
+}
+
+// learnPathKeyed holds the ids that files keyed by their path have come
+// to name, for the files no watch sees written: at each renewal.
+func (s *session) learnPathKeyed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for f, byPath := range s.etcd.byPath {
+		if byPath && s.heldLocked(f) {
+			s.learnEtcd(f, "")
+		}
+	}
+}
+
+// startFence starts the session's fence process once the hold is taken,
+// before the child: a fence that cannot start is an error, never a session
+// without it.
+func (s *session) startFence() error {
+	e := s.etcd
+	if e == nil {
+		return nil
+	}
+	cg := ""
+	if s.cg != nil {
+		cg = s.cg.Path
+	}
+	ttl := e.c.TTL()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f, err := startFence(cg, e.safeClock-int64(ttl/6), ttl/15)
+	if err != nil {
+		return fmt.Errorf("etcd: start the session's fence: %w", err)
+	}
+	e.fence = f
+	return nil
+}
+
+// fenceChild names the child to the fence.
+func (s *session) fenceChild(child *supervise.Child) {
+	if e := s.etcd; e != nil {
+		e.mu.Lock()
+		e.fence.send("child %d %d", child.Pid, child.Pgid)
+		e.mu.Unlock()
+	}
+}
+
+// endFence ends the fence once the child has ended; when the fence killed
+// it, its words say what happened. The caller holds s.mu.
+func (s *session) endFence() {
+	e := s.etcd
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	f := e.fence
+	e.fence = nil
+	e.mu.Unlock()
+	if why := f.end(); why != "" {
+		s.o.Log.Error().Msg("lost the hold in etcd: " + why)
+		if _, ok := s.stopped.(*FencedError); ok {
+			s.stopped = nil // the fence saw what happened: its words
+		}
+		s.fenced(why)
 	}
 }
 
@@ -187,7 +380,15 @@ func (s *session) fenced(why string) {
 	if _, ok := s.stopped.(*FencedError); ok {
 		return
 	}
-	s.stopped = &FencedError{Key: s.etcd.keys[0], Lease: etcdhold.LeaseHex(s.etcd.hold.Lease), Why: why}
+	lease := ""
+	if s.etcd.hold != nil {
+		lease = etcdhold.LeaseHex(s.etcd.hold.Lease)
+	}
+	key := "the session"
+	if len(s.etcd.keys) > 0 {
+		key = s.etcd.keys[0]
+	}
+	s.stopped = &FencedError{Key: key, Lease: lease, Why: why}
 }
 
 // fence is the job that stops the session before its lease can expire
@@ -214,7 +415,7 @@ func (s *session) fence(child *supervise.Child) supervise.Job {
 				e.killed = true
 				s.o.Log.Error().Msg("lost the hold in etcd: the lease was not renewed in time: killing the session")
 				s.mu.Lock()
-				s.fenced("etcd did not renew the lease in time")
+				s.fenced("etcd did not renew the lease in time: the session was stopped before the lease could expire")
 				s.mu.Unlock()
 				child.Kill()
 			}
@@ -224,7 +425,7 @@ func (s *session) fence(child *supervise.Child) supervise.Job {
 				e.termed = true
 				s.o.Log.Error().Msg(fmt.Sprintf("lost the hold in etcd: the lease was not renewed: ending the session (TERM, then KILL at %s)", killAt.Format("15:04:05.000")))
 				s.mu.Lock()
-				s.fenced("etcd did not renew the lease in time")
+				s.fenced("etcd did not renew the lease in time: the session was stopped before the lease could expire")
 				s.mu.Unlock()
 				child.Terminate()
 			}
@@ -242,6 +443,11 @@ func (s *session) releaseEtcd() {
 	if e == nil || e.hold == nil {
 		return
 	}
+	e.mu.Lock()
+	f := e.fence
+	e.fence = nil
+	e.mu.Unlock()
+	f.end() // a run that ended before its child started
 	e.stopKeep()
 	if len(s.left) > 0 {
 		s.o.Log.Warn().Msg("processes of the session outlived it: its key in etcd stays until the lease expires")

@@ -84,6 +84,7 @@ func (s *session) take(file, sessionID string) error {
 	for _, l := range s.locks {
 		if l.File == file {
 			s.learnID(l, sessionID)
+			s.learnEtcd(file, sessionID)
 			return nil
 		}
 	}
@@ -94,7 +95,11 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.inUseHeld(file); err != nil {
+	err = s.inUseHeld(file)
+	if err == nil {
+		err = s.claimEtcd(file, sessionID) // before the harness writes it
+	}
+	if err != nil {
 		if rerr := l.Release(); rerr != nil {
 			s.o.Log.Warn().Err(rerr).Msg("release")
 		}
@@ -174,6 +179,9 @@ func (s *session) learnHeader(path string) {
 // learnHeaderLocked is learnHeader for a caller that holds s.mu. A session
 // id already known is kept.
 func (s *session) learnHeaderLocked(file string) {
+	if s.rec != nil {
+		s.learnEtcd(file, "")
+	}
 	if s.rec == nil || s.rec.SessionID != "" {
 		return
 	}
@@ -192,6 +200,7 @@ func (s *session) drop(file string) error {
 	l := s.locks[i]
 	s.locks = slices.Delete(s.locks, i, i+1)
 	s.unfollow(file)
+	s.dropEtcd(file)
 	return l.Release()
 }
 

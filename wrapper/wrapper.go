@@ -214,6 +214,9 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	s.cg.Make() // named by the markers now: a padrun killed from here on leaves none unnamed
+	if err := s.startFence(); err != nil {
+		return Result{}, err
+	}
 	// The transcript may be another session's: touch it only once this
 	// run holds every file, so a refused run changes nothing.
 	if o.Transcript != "" {
@@ -262,6 +265,7 @@ func Run(o Options) (Result, error) {
 	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
 	defer s.remindGreeting()()
 	defer child.Close() // the terminal is restored on every path, before cleanup
+	s.fenceChild(child)
 	watchChild(child.Pid)
 	s.greetingStarted()
 	return s.supervise(child, sigs, stopWatch)
@@ -513,6 +517,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	s.greetingEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.endFence()
 	if s.stopped == nil && st.Err != nil {
 		return Result{}, st.Err // never the zero status of a child whose end is unknown
 	}

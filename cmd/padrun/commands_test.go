@@ -86,6 +86,12 @@ func scriptCmds() map[string]scriptCmd {
 		"nointerleave": cmdNointerleave,
 		// misclaim pi SOURCE | misclaim codex OTHERDIR: a folder watcher never claims another run's file.
 		"misclaim": cmdMisclaim,
+		// etcdcluster: a three-member etcd cluster for the script, $ETCD its endpoints.
+		"etcdcluster": cmdEtcdCluster,
+		// etcdmachine NAME DIR: on-NAME runs a command on machine NAME, with its own copy of $WORK/DIR.
+		"etcdmachine": cmdEtcdMachine,
+		// basename VAR PATH: VAR is PATH's last element.
+		"basename": cmdBasename,
 	}
 }
 

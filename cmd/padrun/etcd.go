@@ -32,7 +32,7 @@ func (f *etcdFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.user, "etcd-user", "", "authenticate to etcd as `NAME:PASSWORD`")
 	fs.StringVar(&f.prefix, "etcd-prefix", etcdhold.DefaultPrefix, "the `PREFIX` of padrun's keys in etcd")
 	durationVar(fs, &f.ttl, "etcd-ttl", etcdhold.DefaultTTL, "the lease's time to live: a holder that cannot renew it is stopped within `DURATION`")
-	fs.StringVar(&f.sessions, "session-key", "", "the session's `KEY` in etcd when the harness names no session id (default: the session file's path)")
+	fs.StringVar(&f.sessions, "session-key", "", "the session's `KEY` in etcd, over the harness's session id (default: that id, else the session file's path)")
 }
 
 // config is the etcd hold's settings, or nil without --etcd.
@@ -66,12 +66,11 @@ func (f *etcdFlags) client() (*etcdhold.Client, error) {
 	return c, nil
 }
 
-// keyOf is the key a verb looks at for file: --session-key, else the path.
+// keyOf is the key a verb looks at for file, derived as the run derives
+// it (wrapper.EtcdKeyOf): --session-key, else the id the file names, else
+// its path.
 func (f *etcdFlags) keyOf(c *etcdhold.Client, file string) string {
-	if f.sessions != "" {
-		return c.Key(f.sessions)
-	}
-	return c.Key(strings.TrimPrefix(file, "/"))
+	return wrapper.EtcdKeyOf(c, f.sessions, file)
 }
 
 // etcdRow is a key in etcd as status and ls show it.
@@ -122,7 +121,7 @@ func etcdStatus(ctx context.Context, c *etcdhold.Client, f *etcdFlags, file stri
 func leaseState(lease, ttl int64) string {
 	switch {
 	case lease == 0:
-		return "no lease: not padrun's"
+		return "leaseless: no live padrun's, padrun unlock removes it"
 	case ttl <= 0:
 		return "expired"
 	}
@@ -154,10 +153,10 @@ func etcdLs(c *etcdhold.Client, asJSON bool, stdout io.Writer) error {
 	return nil
 }
 
-// etcdUnlock deletes file's key when its lease is gone; never one whose
-// lease is alive; one with no lease (not padrun's) only with --force. It
-// reports whether the key is free afterwards.
-func etcdUnlock(c *etcdhold.Client, f *etcdFlags, file string, force bool, stdout, stderr io.Writer) (bool, error) {
+// etcdUnlock deletes file's key when its lease is gone, or when it has
+// none (no live padrun's); never one whose lease is alive, even with
+// --force. It reports whether the key is free afterwards.
+func etcdUnlock(c *etcdhold.Client, f *etcdFlags, file string, stdout, stderr io.Writer) (bool, error) {
 	ctx := context.Background()
 	key := f.keyOf(c, file)
 	k, err := c.Get(ctx, key)
@@ -173,11 +172,8 @@ func etcdUnlock(c *etcdhold.Client, f *etcdFlags, file string, force bool, stdou
 			return false, err
 		}
 	}
-	if ttl > 0 || (k.Lease == 0 && !force) {
+	if ttl > 0 {
 		fmt.Fprintf(stderr, "padrun: kept %s in etcd: held by %s, lease %s (%s)\n", key, etcdHolderLine(k, time.Now()), etcdhold.LeaseHex(k.Lease), leaseState(k.Lease, ttl))
-		if k.Lease == 0 {
-			fmt.Fprintf(stderr, "padrun: hint: if no session uses it: padrun unlock --force --etcd ... %s\n", file)
-		}
 		return false, nil
 	}
 	ok, err := c.Delete(ctx, k)
@@ -201,7 +197,7 @@ func (f *etcdFlags) addVerbFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.key, "etcd-key", "", "the client certificate's key `FILE`")
 	fs.StringVar(&f.user, "etcd-user", "", "authenticate to etcd as `NAME:PASSWORD`")
 	fs.StringVar(&f.prefix, "etcd-prefix", etcdhold.DefaultPrefix, "the `PREFIX` of padrun's keys in etcd")
-	fs.StringVar(&f.sessions, "session-key", "", "the session's `KEY` in etcd (default: the file's path)")
+	fs.StringVar(&f.sessions, "session-key", "", "the session's `KEY` in etcd (default: the id the file names, else its path)")
 	f.ttl = etcdhold.DefaultTTL
 }
 
@@ -257,7 +253,7 @@ func etcdUnlockAll(c *etcdhold.Client, f *etcdFlags, args []string, force bool, 
 	localErr := unlock(args, force, stdout, stderr)
 	code := 0
 	for _, file := range files {
-		free, err := etcdUnlock(c, f, file, force, stdout, stderr)
+		free, err := etcdUnlock(c, f, file, stdout, stderr)
 		if err != nil {
 			return err
 		}

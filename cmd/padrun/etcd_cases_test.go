@@ -362,8 +362,10 @@ func BenchmarkEtcdHandover(b *testing.B) {
 }
 
 // TestEtcd_Verbs: status and ls show the holder in etcd; unlock never
-// deletes a key whose lease is alive, and a key without a lease (not
-// padrun's) only with --force. (Unlock ignoring the lease's TTL fails it.)
+// deletes a key whose lease is alive, even with --force, and deletes a key
+// without a lease (no live padrun's, shown as leaseless) without it.
+// (Unlock ignoring the lease's TTL fails it; so does one that keeps a
+// leaseless key without --force.)
 func TestEtcd_Verbs(t *testing.T) {
 	c := startCluster(t)
 	dir := t.TempDir()
@@ -427,9 +429,13 @@ func TestEtcd_Verbs(t *testing.T) {
 	if err := exec.Command("etcdctl", "--endpoints", c.endpoints(), "put", "/padrun/bare", "x").Run(); err != nil {
 		t.Fatal(err)
 	}
-	verb(exitRefused, "unlock", "--etcd", c.endpoints(), "--session-key", "bare", file)
-	verb(0, "unlock", "--force", "--etcd", c.endpoints(), "--session-key", "bare", file)
+	// No lease keeps it: no live padrun's. Status says so, unlock removes
+	// it without --force.
+	if out := verb(exitRefused, "status", "--etcd", c.endpoints(), "--session-key", "bare", file); !strings.Contains(out, "/padrun/bare held by a value that is not padrun's, lease 0 (leaseless: no live padrun's") {
+		t.Errorf("status does not show the key as leaseless:\n%s", out)
+	}
+	verb(0, "unlock", "--etcd", c.endpoints(), "--session-key", "bare", file)
 	if _, held := c.key("/padrun/bare"); held {
-		t.Error("unlock --force kept a key without a lease")
+		t.Error("unlock kept a key without a lease")
 	}
 }

@@ -32,6 +32,9 @@ func etcdChild() {
 	fs := flag.NewFlagSet("etcdchild", flag.ExitOnError)
 	until := fs.String("until", "", "run until this `file` exists")
 	dur := fs.Duration("for", 0, "run this long")
+	write := fs.String("write", "", "append -line to this `file` once -when exists")
+	line := fs.String("line", "", "the `line` -write appends")
+	when := fs.String("when", "", "the `file` whose existence starts -write")
 	fs.Parse(os.Args[1:])
 	log, id := fs.Arg(0), fs.Arg(1)
 	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -42,6 +45,12 @@ func etcdChild() {
 	end := time.Now().Add(*dur)
 	for {
 		fmt.Fprintf(f, "%s %d\n", id, time.Now().UnixNano())
+		if *write != "" {
+			if _, err := os.Stat(*when); err == nil {
+				appendLine(*write, *line)
+				*write = ""
+			}
+		}
 		if *until != "" {
 			if _, err := os.Stat(*until); err == nil {
 				return
@@ -67,12 +76,20 @@ type member struct {
 }
 
 func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freePortErr()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func freePortErr() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // startCluster starts three members, data in t.TempDir(), and waits until
@@ -95,12 +112,24 @@ func startCluster(t testing.TB) *cluster {
 }
 
 func tryCluster(t testing.TB) (*cluster, error) {
-	c := &cluster{t: t}
+	c, stop, err := launchCluster(t.TempDir(), func() int { return freePort(t) })
+	if err != nil {
+		return nil, err
+	}
+	c.t = t
+	t.Cleanup(stop)
+	return c, nil
+}
+
+// launchCluster starts three members with their data in dir, on ports
+// port gives, and waits until they answer; stop kills them.
+func launchCluster(dir string, freePort func() int) (c *cluster, stop func(), err error) {
+	c = &cluster{}
 	var initial []string
 	used := map[int]bool{}
 	port := func() int {
 		for {
-			if p := freePort(t); !used[p] {
+			if p := freePort(); !used[p] {
 				used[p] = true
 				return p
 			}
@@ -112,7 +141,6 @@ func tryCluster(t testing.TB) (*cluster, error) {
 		c.members = append(c.members, m)
 		initial = append(initial, m.name+"="+m.peer)
 	}
-	dir := t.TempDir()
 	token := fmt.Sprintf("padrun-%d-%d", os.Getpid(), time.Now().UnixNano())
 	for _, m := range c.members {
 		m.cmd = exec.Command("etcd", "--name", m.name, "--data-dir", filepath.Join(dir, m.name),
@@ -122,14 +150,14 @@ func tryCluster(t testing.TB) (*cluster, error) {
 			"--initial-cluster-state", "new", "--logger", "zap", "--log-outputs", filepath.Join(dir, m.name+".log"))
 		m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := m.cmd.Start(); err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		go func() {
 			m.cmd.Wait()
 			close(m.exited)
 		}()
 	}
-	stop := func() {
+	stop = func() {
 		for _, m := range c.members {
 			m.cmd.Process.Signal(syscall.SIGCONT)
 			m.cmd.Process.Kill()
@@ -138,10 +166,9 @@ func tryCluster(t testing.TB) (*cluster, error) {
 	}
 	if err := c.waitHealthy(c.members); err != nil {
 		stop()
-		return nil, err
+		return nil, nil, err
 	}
-	t.Cleanup(stop)
-	return c, nil
+	return c, stop, nil
 }
 
 // endpoints are the members' client URLs, comma-separated, killed ones
@@ -259,6 +286,12 @@ func (c *cluster) key(key string) (value []byte, ok bool) {
 // that machine id bind-mounted over /etc/machine-id.
 type machine struct {
 	dir string
+	// shared, when set, is a path every machine sees its own work
+	// folder at (dir/work bind-mounted over it): copies of one session at
+	// one path, as runners restored from one cache have them.
+	shared string
+	env    []string // more of padrun's environment
+	cgroup int      // the cgroup folder padrun is born in, when > 0
 }
 
 func newMachine(t testing.TB, base string, i int) *machine {
@@ -270,17 +303,27 @@ func newMachine(t testing.TB, base string, i int) *machine {
 	if err := os.WriteFile(filepath.Join(m.dir, "machine-id"), []byte(id), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(m.dir, "work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	return m
+}
+
+// padrunBare is a padrun on m: args only, no flag added.
+func (m *machine) padrunBare(args ...string) *exec.Cmd {
+	script := `mount --bind "$1/machine-id" /etc/machine-id && { [ -z "$2" ] || mount --bind "$1/work" "$2"; } && shift 2 && exec padrun "$@"`
+	full := append([]string{"--mount", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script, "sh", m.dir, m.shared}, args...)
+	cmd := exec.Command("unshare", full...)
+	cmd.Env = append(append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(m.dir, "reg")), m.env...)
+	if m.cgroup > 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: m.cgroup}
+	}
+	return cmd
 }
 
 // padrun is a padrun on m: the etcd flags, then args.
 func (m *machine) padrun(c *cluster, args ...string) *exec.Cmd {
-	script := `mount --bind "$1/machine-id" /etc/machine-id && shift && exec padrun "$@"`
-	full := append([]string{"--mount", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script, "sh", m.dir,
-		"--etcd", c.endpoints(), "--guard", filepath.Join(m.dir, "s.jsonl")}, args...)
-	cmd := exec.Command("unshare", full...)
-	cmd.Env = append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(m.dir, "reg"))
-	return cmd
+	return m.padrunBare(append([]string{"--etcd", c.endpoints(), "--guard", filepath.Join(m.dir, "s.jsonl")}, args...)...)
 }
 
 // run is a started padrun, its stderr kept.

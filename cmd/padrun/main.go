@@ -2,7 +2,12 @@
 // that one session file never has two live writers.
 package main
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/padrun/padrun/wrapper"
+)
 
 // The child gets SIGKILL when the thread that forked it exits:
 // supervise.Start locks the main goroutine, which forks, to its thread just
@@ -10,4 +15,9 @@ import "os"
 
 //go:generate go test -run ^TestManPage$ -update-man
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() {
+	if filepath.Base(os.Args[0]) == wrapper.FenceName {
+		os.Exit(wrapper.FenceMain(os.Args[1:])) // a session's fence, started by padrun (docs/spec.md §15)
+	}
+	os.Exit(run(os.Args[1:]))
+}

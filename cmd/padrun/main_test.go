@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker/etcdhold/tunnel"
+	"github.com/padrun/padrun/wrapper"
 )
 
 var (
@@ -48,6 +49,7 @@ func TestMain(m *testing.M) {
 		"fakeharness":     fakeHarness,
 		"etcdchild":       etcdChild,
 		"padrun-etcd-tls": func() { os.Exit(tunnel.Main(os.Args[1:])) },
+		wrapper.FenceName: func() { os.Exit(wrapper.FenceMain(os.Args[1:])) },
 	})
 }
 

@@ -54,9 +54,7 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.Endpoints) == 0 {
 		return nil, errors.New("etcd: no endpoint given")
 	}
-	if cfg.Prefix == "" {
-		cfg.Prefix = DefaultPrefix
-	}
+	cfg.Prefix = NormalPrefix(cfg.Prefix)
 	if cfg.TTL == 0 {
 		cfg.TTL = DefaultTTL
 	}
@@ -97,6 +95,15 @@ func New(cfg Config) (*Client, error) {
 
 // TTL is the lease's time to live.
 func (c *Client) TTL() time.Duration { return c.cfg.TTL }
+
+// NormalPrefix is prefix with one trailing slash (DefaultPrefix when
+// empty): machines whose --etcd-prefix differs only by it share their keys.
+func NormalPrefix(prefix string) string {
+	if prefix == "" {
+		return DefaultPrefix
+	}
+	return strings.TrimRight(prefix, "/") + "/"
+}
 
 // Key is the etcd key of a session key.
 func (c *Client) Key(session string) string { return c.cfg.Prefix + session }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,6 +109,7 @@ type Hold struct {
 	c     *Client
 	Lease int64
 	Keys  []string
+	value []byte // the holder, as every key of the hold says it
 }
 
 // LeaseHex is the lease id as etcdctl prints it.
@@ -134,14 +136,47 @@ func (c *Client) Take(ctx context.Context, keys []string, h Holder) (*Hold, erro
 	if err != nil {
 		return nil, err
 	}
+	hold.value = value
 	for _, k := range keys {
-		if err := c.create(ctx, k, value, hold.Lease); err != nil {
+		if err := hold.Add(ctx, k); err != nil {
 			hold.Release(context.WithoutCancel(ctx)) // Best effort: the lease's end frees what it took.
 			return nil, err
 		}
-		hold.Keys = append(hold.Keys, k)
 	}
 	return hold, nil
+}
+
+// Add creates key under the hold's lease, only if absent; a key held
+// by another lease is a *HeldError. A key the hold has already is kept.
+func (h *Hold) Add(ctx context.Context, key string) error {
+	if slices.Contains(h.Keys, key) {
+		return nil
+	}
+	if err := h.c.create(ctx, key, h.value, h.Lease); err != nil {
+		return err
+	}
+	h.Keys = append(h.Keys, key)
+	return nil
+}
+
+// Drop deletes key while it is still under the hold's lease: a session
+// the run no longer holds.
+func (h *Hold) Drop(ctx context.Context, key string) error {
+	i := slices.Index(h.Keys, key)
+	if i < 0 {
+		return nil
+	}
+	h.Keys = slices.Delete(h.Keys, i, i+1)
+	return h.deleteOwn(ctx, key)
+}
+
+// deleteOwn deletes key if the hold's lease is still its lease.
+func (h *Hold) deleteOwn(ctx context.Context, key string) error {
+	var r txnResponse
+	return h.c.call(ctx, "delete "+key, "/v3/kv/txn", request{
+		"compare": []compare{{Target: "LEASE", Key: []byte(key), Lease: ptr(h.Lease)}},
+		"success": []request{{"requestDeleteRange": request{"key": []byte(key)}}},
+	}, &r)
 }
 
 // create puts key under lease if it has no create revision; else it reads
@@ -180,11 +215,15 @@ func (c *Client) create(ctx context.Context, key string, value []byte, lease int
 // heldBy is the refusal for a key found held.
 func heldBy(key string, f *Found) *HeldError {
 	he := &marker.HeldError{File: key, Kind: marker.HeldPolled}
-	if f.Holder != nil {
+	switch {
+	case f.Lease == 0:
+		// No lease keeps it: no live padrun's, whatever it says.
+		he.Judgement = marker.Judgement{Verdict: ident.Unknown, Reason: "held in etcd under " + key + " by a key with no lease, which no live padrun leaves (padrun unlock --etcd removes it)"}
+	case f.Holder != nil:
 		m := f.Holder.Marker
 		he.Holder = &m
 		he.Judgement = marker.Judgement{Verdict: ident.Alive, Reason: "held in etcd under " + key + " (lease " + LeaseHex(f.Lease) + ", machine " + short(m.MachineID) + ")"}
-	} else {
+	default:
 		he.Judgement = marker.Judgement{Verdict: ident.Unknown, Reason: "held in etcd under " + key + " by a value that is not padrun's (lease " + LeaseHex(f.Lease) + ")"}
 	}
 	return &HeldError{HeldError: he, Found: f}
@@ -246,12 +285,7 @@ func (h *Hold) KeepAlive(ctx context.Context) (ttlSeconds int64, err error) {
 func (h *Hold) Release(ctx context.Context) error {
 	var first error
 	for _, k := range h.Keys {
-		var r txnResponse
-		err := h.c.call(ctx, "delete "+k, "/v3/kv/txn", request{
-			"compare": []compare{{Target: "LEASE", Key: []byte(k), Lease: ptr(h.Lease)}},
-			"success": []request{{"requestDeleteRange": request{"key": []byte(k)}}},
-		}, &r)
-		if err != nil && first == nil {
+		if err := h.deleteOwn(ctx, k); err != nil && first == nil {
 			first = err
 		}
 	}

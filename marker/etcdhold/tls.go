@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,28 +14,53 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/padrun/padrun/marker/safefile"
 )
 
 // helperName is the program that carries https:// requests.
 const helperName = "padrun-etcd-tls"
 
-// tlsHelper finds padrun-etcd-tls beside padrun, else in PATH.
+// tlsHelper finds padrun-etcd-tls beside padrun's own executable (as the
+// kernel names it: /proc/self/exe), never in PATH, and only when it and its
+// folder pass the owner rule (docs/spec.md §14): a helper another user
+// could plant or replace would carry the client key's path and etcd's
+// answers.
 func tlsHelper() (string, error) {
 	name := helperName
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(helperName)
+	self, err := os.Executable()
 	if err != nil {
-		return "", errors.New("etcd: https:// endpoints need " + helperName + " beside padrun or in PATH (go install github.com/padrun/padrun/cmd/" + helperName + ")")
+		return "", fmt.Errorf("etcd: https:// endpoints need %s beside padrun, and padrun cannot name its own executable: %w", helperName, err)
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	p := filepath.Join(filepath.Dir(self), name)
+	if err := safefile.TrustedProgram(p); err != nil {
+		return "", &HelperError{Path: p, Err: err}
 	}
 	return p, nil
+}
+
+// HelperError says padrun-etcd-tls is missing beside padrun, or is not to
+// be trusted there.
+type HelperError struct {
+	Path string
+	Err  error
+}
+
+func (e *HelperError) Error() string {
+	return "etcd: https:// endpoints need " + helperName + " beside padrun: " + e.Err.Error()
+}
+
+func (e *HelperError) Unwrap() error { return e.Err }
+
+// Hint says how to install it.
+func (e *HelperError) Hint() string {
+	return "install it beside padrun, owned by you or root and writable by no one else: go build -o " + e.Path + " github.com/padrun/padrun/cmd/" + helperName
 }
 
 // tlsRefusedError is a TLS rejection no retry changes: a certificate

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"syscall"
 
@@ -153,6 +154,41 @@ func ownOutput(path string, fi os.FileInfo) error {
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
 		return &HostileError{Path: path, Why: fmt.Sprintf("has %d names (hard links): padrun will not write to a file it may know by another name", st.Nlink)}
+	}
+	return nil
+}
+
+// TrustedProgram checks a program padrun runs with the user's rights (a
+// helper beside padrun): it and its folder are owned by the user or root,
+// and writable by neither group nor others (docs/spec.md §14). The program is
+// a regular file, not a symlink.
+func TrustedProgram(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return notRegular(path, fi.Mode())
+	}
+	if err := ownedAndClosed(path, fi); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	return ownedAndClosed(dir, di)
+}
+
+// ownedAndClosed is the owner rule: the user's or root's, and writable by
+// no one else.
+func ownedAndClosed(path string, fi os.FileInfo) error {
+	if uid := ownerOf(fi); uid != os.Geteuid() && uid != 0 {
+		return &HostileError{Path: path, Why: fmt.Sprintf("is owned by uid %d, not by you (uid %d) or root: padrun will not run it", uid, os.Geteuid())}
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return &HostileError{Path: path, Why: fmt.Sprintf("is writable by others (mode %04o): padrun will not run it", fi.Mode().Perm())}
 	}
 	return nil
 }
