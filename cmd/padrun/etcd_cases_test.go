@@ -67,7 +67,7 @@ func TestEtcd_OneHolderUnderRaces(t *testing.T) {
 			}
 			if strings.Contains(r.stderr.String(), "held in etcd under /padrun/race") {
 				inEtcd++
-				if !regexp.MustCompile(`holder: padrun pid \d+ .*\n.*machine abc0000[0-2]\)`).MatchString(r.stderr.String()) {
+				if !regexp.MustCompile(`holder: padrun pid \d+.* on machine abc0000[0-2]`).MatchString(r.stderr.String()) {
 					t.Fatalf("round %d: the refusal names no machine and pid:\n%s", round, r.stderr)
 				}
 			}

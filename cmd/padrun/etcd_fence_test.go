@@ -49,7 +49,7 @@ func TestEtcd_PadrunStopped_FenceEnds(t *testing.T) {
 		t.Errorf("the child wrote %s after padrun was stopped, past the TTL (%s)", stopIn, ttl)
 	}
 	syscall.Kill(pid, syscall.SIGCONT)
-	if code := holder.wait(t, 30*time.Second); code != exitFenced || !strings.Contains(holder.stderr.String(), "padrun itself was stopped") {
+	if code := holder.wait(t, 30*time.Second); code != exitLost || !strings.Contains(holder.stderr.String(), "padrun itself was stopped") {
 		t.Errorf("the stopped holder: exit %d, want 76 saying padrun was stopped:\n%s", code, holder.stderr)
 	}
 	t.Logf("padrun stopped: its child's last write %s later (TTL %s); the other machine's first write %s after it",
@@ -125,7 +125,7 @@ func pauseRound(t *testing.T, c *cluster, a, b *machine, dir, key string) time.D
 	if c := waiter.wait(t, 30*time.Second); c != 0 {
 		t.Fatalf("the waiter exited %d:\n%s", c, waiter.stderr)
 	}
-	if code != exitFenced || !strings.Contains(holder.stderr.String(), "the whole session was paused") {
+	if code != exitLost || !strings.Contains(holder.stderr.String(), "the whole session was paused") {
 		t.Errorf("%s: the paused holder: exit %d, want 76 saying it was paused:\n%s", key, code, holder.stderr)
 	}
 	ss := spans(t, log)

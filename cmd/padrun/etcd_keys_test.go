@@ -168,7 +168,7 @@ func TestEtcd_LearnedID(t *testing.T) {
 	waitUntil(t, 30*time.Second, "b runs", func() bool { return len(spans(t, log)) == 2 })
 	wroteAt := time.Now()
 	os.WriteFile(write, nil, 0o600)
-	if code := first.wait(t, 30*time.Second); code != exitFenced || !strings.Contains(first.stderr.String(), "hdr-learn, written by the harness after the start, is held in etcd by another session") {
+	if code := first.wait(t, 30*time.Second); code != exitLost || !strings.Contains(first.stderr.String(), "hdr-learn, written by the harness after the start, is held in etcd by another session") {
 		t.Errorf("a, whose harness wrote the header b holds: exit %d, want 76 saying so:\n%s", code, first.stderr)
 	}
 	t.Logf("a was stopped %s after its header was asked for", time.Since(wroteAt).Round(time.Millisecond))

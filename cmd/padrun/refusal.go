@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/etcdhold"
+	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/wrapper"
 	"github.com/padrun/padrun/wrapper/harness"
 )
@@ -22,6 +24,7 @@ type wording struct {
 	now     time.Time
 	cwd     string
 	host    string
+	machine string // this machine's id: a holder on another is named by it
 	verbose bool
 }
 
@@ -36,8 +39,15 @@ func (w wording) refusal(err error, queue []string) []string {
 	if !errors.As(err, &e) {
 		return []string{shown(err.Error())}
 	}
+	if w.machine == "" && e.Holder != nil && e.Holder.MachineID != "" {
+		w.machine = ident.ReadSelf().MachineID
+	}
 	file := w.path(e.File)
 	first := "refused: " + file + " is in use by another session"
+	var inEtcd *etcdhold.HeldError
+	if errors.As(err, &inEtcd) && inEtcd.Found != nil {
+		first = "refused: " + file + " is held in etcd under " + inEtcd.Found.Key + " by another session"
+	}
 	if e.Kind == marker.HeldOuter {
 		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", file, e.Holder.Pid)
 	}
@@ -143,6 +153,9 @@ func (w wording) holderLine(m *marker.Marker) string {
 	}
 	if m.Hostname != "" && m.Hostname != w.host {
 		s += " on host " + m.Hostname
+	}
+	if id := ident.NormalizeID(m.MachineID); id != "" && w.machine != "" && id != ident.NormalizeID(w.machine) {
+		s += " on machine " + id[:min(8, len(id))]
 	}
 	if t, err := time.Parse(time.RFC3339Nano, m.CreatedAt); err == nil {
 		s += fmt.Sprintf(", since %s (%s ago)", t.Local().Format("15:04:05"), age(w.now.Sub(t)))
