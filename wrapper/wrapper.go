@@ -252,6 +252,7 @@ func Run(o Options) (Result, error) {
 	s.armGreeting(r)
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
+	defer s.startLeases(r.plan.Lease)()
 	s.greetingWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	child, err := supervise.Start(supervise.Spec{
@@ -404,7 +405,7 @@ func (s *session) resolve(r *run) error {
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
-	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive {
+	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive && (len(plan.Lease) == 0 || !leasesWork) {
 		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed)
 	}
 	r.untested = warnUntested(o, plan)

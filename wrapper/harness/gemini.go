@@ -195,6 +195,9 @@ func gemini(argv []string, env Env) Plan {
 	watch := Watch{Dir: filepath.Join(home, "tmp"), Depth: 2, Pattern: "session-*.jsonl"}
 	if dir != "" {
 		watch = Watch{Dir: filepath.Join(dir, "chats"), Pattern: "session-*.jsonl"}
+		// An in-app /resume (and ACP's session/load) opens any session of
+		// the project and appends to it before any hook runs.
+		p.Lease = []Watch{watch}
 	}
 	if a.sessionID != "" {
 		p.SessionID = a.sessionID

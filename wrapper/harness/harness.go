@@ -60,6 +60,11 @@ type Plan struct {
 	// Watch lists the folders where the child may create new session files
 	// while it runs.
 	Watch []Watch
+	// Lease lists the folders whose session files the run does not hold
+	// are leased (Linux): a switch inside the harness that runs no hook
+	// (gemini's in-app /resume) is claimed at its first open for writing,
+	// and a refused claim ends the harness before it writes.
+	Lease []Watch
 	// Err says why the adapter cannot read what the harness will read (a
 	// settings file another user could have planted): the run is refused.
 	Err error
