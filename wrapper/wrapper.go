@@ -181,6 +181,9 @@ type session struct {
 	inUse       map[string]ownInUse
 	inUseNotify *inUseNotify
 	inUseWatch  *supervise.Job
+	// inUseClaimed are the sessions claimed by the harness's own in-use
+	// lock (inuseclaim.go).
+	inUseClaimed map[string]bool
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -243,6 +246,7 @@ func Run(o Options) (Result, error) {
 	defer stopWatch()
 	s.greetingWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
+	defer s.watchInUseClaims(r.plan)()
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
 		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
@@ -385,6 +389,9 @@ func (s *session) resolve(r *run) error {
 	}
 	if err := checkNames(files, o.Strict, func(msg string) { o.Log.Warn().Msg(msg) }); err != nil {
 		return err
+	}
+	if plan.InUseClaims != "" && claimsWatched {
+		plan.Unknown = "" // the harness's own in-use lock names it: a claim (inuseclaim.go)
 	}
 	if plan.Unknown != "" {
 		if o.Strict {

@@ -70,6 +70,12 @@ type Plan struct {
 	// Version is the harness's release, read from its package; empty when
 	// padrun cannot tell (the adapter then applies the newest rules).
 	Version string
+	// InUseClaims is the folder whose session folders get the harness's own
+	// in-use lock when it opens one (copilot's session-state): a lock the
+	// child's tree writes there is a claim of that session, made before the
+	// harness appends (docs/spec.md §4.6). Unknown then says only what holds
+	// where padrun cannot watch for those locks.
+	InUseClaims string
 }
 
 // Watch is a folder where new session files appear: files matching
