@@ -399,7 +399,8 @@ func (s *session) resolve(r *run) error {
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
-	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive {
+	claimed := plan.InUseClaims != "" && claimsWatched // its switches are claimed (inuseclaim.go)
+	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive && !claimed {
 		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed)
 	}
 	r.untested = warnUntested(o, plan)
