@@ -184,6 +184,8 @@ type session struct {
 	// inUseClaimed are the sessions claimed by the harness's own in-use
 	// lock (inuseclaim.go).
 	inUseClaimed map[string]bool
+	// picker is the harness's start-up picker while it is open (picker.go).
+	picker *pickState
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -222,6 +224,7 @@ func Run(o Options) (Result, error) {
 	if err := s.register(ctx, r); err != nil {
 		return Result{}, err
 	}
+	s.holdPicker(r.plan.Picker)
 	if r.ctlDir != "" {
 		ctl, err := startControl(r.ctlDir, s.self.Pid, s.handleControl)
 		if err != nil {
@@ -247,6 +250,7 @@ func Run(o Options) (Result, error) {
 	s.greetingWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	defer s.watchInUseClaims(r.plan)()
+	defer s.watchPicker(r.plan)()
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
 		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
