@@ -185,6 +185,7 @@ func (s *session) handleControl(req control.Request) control.Reply {
 			}
 		}
 		s.current = file
+		s.pickedLocked(file)
 	}
 	return control.Reply{Result: "claimed"}
 }

@@ -188,6 +188,11 @@ type session struct {
 	inUse       map[string]ownInUse
 	inUseNotify *inUseNotify
 	inUseWatch  *supervise.Job
+	// inUseClaimed are the sessions claimed by the harness's own in-use
+	// lock (inuseclaim.go).
+	inUseClaimed map[string]bool
+	// picker is the harness's start-up picker while it is open (picker.go).
+	picker *pickState
 }
 
 // Run runs the command as a guarded, supervised child and returns how it
@@ -230,6 +235,7 @@ func Run(o Options) (Result, error) {
 	if err := s.register(ctx, r); err != nil {
 		return Result{}, err
 	}
+	s.holdPicker(r.plan.Picker)
 	if r.ctlDir != "" {
 		ctl, err := startControl(r.ctlDir, s.self.Pid, s.handleControl)
 		if err != nil {
@@ -255,6 +261,8 @@ func Run(o Options) (Result, error) {
 	defer s.startLeases(r.plan.Lease)()
 	s.greetingWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
+	defer s.watchInUseClaims(r.plan)()
+	defer s.watchPicker(r.plan)()
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
 		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
@@ -399,13 +407,18 @@ func (s *session) resolve(r *run) error {
 	if err := checkNames(files, o.Strict, func(msg string) { o.Log.Warn().Msg(msg) }); err != nil {
 		return err
 	}
+	if plan.InUseClaims != "" && claimsWatched {
+		plan.Unknown = "" // the harness's own in-use lock names it: a claim (inuseclaim.go)
+	}
 	if plan.Unknown != "" {
 		if o.Strict {
 			return usagef("cannot name the session file before %s runs (%s) and --strict is set", plan.Harness, plan.Unknown)
 		}
 		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
 	}
-	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive && (len(plan.Lease) == 0 || !leasesWork) {
+	claimed := plan.InUseClaims != "" && claimsWatched // its switches are claimed (inuseclaim.go)
+	leased := len(plan.Lease) > 0 && leasesWork        // its opens of a held file are refused (lease_linux.go)
+	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive && !claimed && !leased {
 		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed)
 	}
 	r.untested = warnUntested(o, plan)

@@ -168,6 +168,8 @@ var adapters = []Adapter{
 		// output cannot refuse, and userPromptSubmitted's block (1.0.102)
 		// comes after session.resume and hook.start are written or queued
 		// (copilot flushes its events 100 ms after the last, 1.0.40's app.js).
+		// Where padrun watches its in-use locks (Plan.InUseClaims) the switch
+		// is claimed instead, and this is not said.
 		Unvetoed: "copilot's in-app /resume switches sessions before any hook padrun could refuse it from runs: " +
 			"a session opened so is guarded by the registry record only",
 	},

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"cmp"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,7 +201,18 @@ func claude(argv []string, env Env) Plan {
 			// background and appends its metadata (a "mode" line) to the
 			// picked file at once, so the hook's refusal comes after a byte
 			// has reached a file another padrun may hold. No earlier hook
-			// or setting runs between the pick and that write.
+			// or setting runs between the pick and that write. What does:
+			// the pick reads claude's live sessions (its sessions folder,
+			// 2.1.332's picker: txe -> listAllLiveSessions), then loads the
+			// picked transcript, then writes (measured under strace: 20-30
+			// ms from the load to the write). So padrun holds every free
+			// session of the project while the picker is open, and refuses
+			// a held one as claude loads it (docs/spec.md §4.2).
+			if !env.NoCompanion && !a.print {
+				p.Picker = &Picker{Files: claudeSessions(dir), Signal: filepath.Join(abs(config, env), "sessions")}
+				p.Watch = []Watch{watch}
+				return p
+			}
 			p.Unknown = "--resume without a session id opens a picker"
 			if !claudeAwaitsHooks(env.Version) {
 				p.Unknown += ", and claude " + cmp.Or(env.Version, "newer than 2.1.197") + " writes to the session picked before padrun's hook can refuse it"
@@ -229,6 +241,18 @@ func claude(argv []string, env Env) Plan {
 	}
 	p.Watch = []Watch{watch}
 	return p
+}
+
+// claudeSessions lists the session files of a claude project folder.
+func claudeSessions(dir string) []string {
+	des, _ := os.ReadDir(dir)
+	var files []string
+	for _, de := range des {
+		if id, ok := strings.CutSuffix(de.Name(), ".jsonl"); ok && de.Type().IsRegular() && uuid.Validate(id) == nil {
+			files = append(files, filepath.Join(dir, de.Name()))
+		}
+	}
+	return files
 }
 
 // claudeAwaitsHooks reports whether this claude release waits for its

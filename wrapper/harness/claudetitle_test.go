@@ -46,7 +46,7 @@ func TestClaude_ResumeByTitle(t *testing.T) {
 		{name: "generated title", argv: []string{"claude", "-p", "-r", "only ai"}, files: []string{file(aiOnly)}, argvOut: []string{"claude", "-p", "--resume", aiOnly}},
 		{name: "two sessions with one title", argv: []string{"claude", "-p", "-r", "TWIN"}, unknown: true},
 		{name: "not a substring match", argv: []string{"claude", "-p", "-r", "Title"}, unknown: true},
-		{name: "interactive -r with a word is the picker", argv: []string{"claude", "-r", "My Title"}, unknown: true},
+		{name: "interactive -r with a word is the picker", argv: []string{"claude", "-r", "My Title"}},
 		{name: "--bg is the daemon's, argv untouched", argv: []string{"claude", "--bg", "-p", "hi"}, argvOut: []string{"claude", "--bg", "-p", "hi"}, unknown: true},
 		{name: "--background with a session id", argv: []string{"claude", "--background", "--session-id", titled}, argvOut: []string{"claude", "--background", "--session-id", titled}, unknown: true},
 	}

@@ -134,6 +134,13 @@ func copilot(argv []string, env Env) Plan {
 	state := filepath.Join(abs(home, env), "session-state")
 	file := func(id string) string { return filepath.Join(state, id, "events.jsonl") }
 	p.Watch = []Watch{{Dir: state, Depth: 1, Pattern: "events.jsonl"}}
+	// Whatever padrun names before the start, copilot names the session it
+	// opens by writing its inuse.<PID>.lock into the session's folder
+	// before it appends (measured: 1.0.40 and 1.0.102 write the lock and
+	// open events.jsonl for appending some 50-150 ms later): that is the
+	// claim of --continue among several sessions, of a prefix or a name,
+	// of its picker and of the TUI's /resume.
+	p.InUseClaims = state
 	id := a.sessionID
 	if a.resume {
 		id = a.resumeID
@@ -142,20 +149,20 @@ func copilot(argv []string, env Env) Plan {
 	case a.cont && a.resume:
 		// copilot refuses the pair itself, before it writes.
 	case a.resume && id == "":
-		p.Unknown, p.Watch = "--resume without a session id opens a picker", nil
+		p.Unknown = "--resume without a session id opens a picker"
 	case id != "":
 		// An exact id comes first in copilot's lookup; a full UUID it does
 		// not know starts a new session of that id. Anything else is a task
 		// id, a prefix or a name, looked up in its database.
 		if fi, err := os.Stat(filepath.Dir(file(id))); (err != nil || !fi.IsDir()) && uuid.Validate(id) != nil {
-			p.Unknown, p.Watch = "copilot looks "+id+" up as a prefix or name in its own database", nil
+			p.Unknown = "copilot looks " + id + " up as a prefix or name in its own database"
 			break
 		}
 		p.Files, p.SessionID = []string{file(id)}, id
 	case a.cont:
 		ids := copilotSessions(state)
 		if len(ids) > 1 {
-			p.Unknown, p.Watch = "--continue picks by copilot's own database", nil
+			p.Unknown = "--continue picks by copilot's own database"
 			break
 		}
 		if len(ids) == 0 {

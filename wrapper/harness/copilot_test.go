@@ -13,7 +13,8 @@ const (
 
 // TestCopilot: a full id is guarded; --continue is pinned to the one
 // session there is and unknown among several (copilot ranks them in its
-// database); prefixes, names and the picker are unknown.
+// database); prefixes, names and the picker are unknown before the start,
+// and every run but a subcommand is claimed by copilot's in-use lock.
 func TestCopilot(t *testing.T) {
 	home := t.TempDir()
 	state := filepath.Join(home, ".copilot", "session-state")
@@ -35,9 +36,9 @@ func TestCopilot(t *testing.T) {
 		{name: "resume id", argv: []string{"copilot", "--resume", copilotA, "-p", "x"}, files: []string{file(copilotA)}, mode: "print", watch: true},
 		{name: "resume =id", argv: []string{"copilot", "--resume=" + copilotA}, files: []string{file(copilotA)}, mode: "interactive", watch: true},
 		{name: "new uuid", argv: []string{"copilot", "--session-id", copilotB, "-p", "x"}, files: []string{file(copilotB)}, mode: "print", watch: true},
-		{name: "prefix", argv: []string{"copilot", "-r", "8888888", "-p", "x"}, unknown: true, mode: "print"},
-		{name: "name", argv: []string{"copilot", "--resume=my feature"}, unknown: true, mode: "interactive"},
-		{name: "picker", argv: []string{"copilot", "--resume", "-p", "x"}, unknown: true, mode: "print"},
+		{name: "prefix", argv: []string{"copilot", "-r", "8888888", "-p", "x"}, unknown: true, mode: "print", watch: true},
+		{name: "name", argv: []string{"copilot", "--resume=my feature"}, unknown: true, mode: "interactive", watch: true},
+		{name: "picker", argv: []string{"copilot", "--resume", "-p", "x"}, unknown: true, mode: "print", watch: true},
 		{name: "new", argv: []string{"copilot", "-p", "x"}, mode: "print", watch: true},
 		{name: "json", argv: []string{"copilot", "-p", "x", "--output-format", "json"}, mode: "json", watch: true},
 		{name: "acp", argv: []string{"copilot", "--acp"}, mode: "rpc", watch: true},
@@ -52,6 +53,9 @@ func TestCopilot(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPlan(t, p, tt.files, tt.argvOut, tt.mode, "", tt.unknown, tt.watch, state, "")
+			if claims := p.InUseClaims == state; claims != (tt.mode != "") {
+				t.Errorf("in-use claims %q, want them: %v", p.InUseClaims, tt.mode != "")
+			}
 		})
 	}
 	os.MkdirAll(filepath.Join(state, copilotB), 0o700)

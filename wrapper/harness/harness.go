@@ -75,6 +75,25 @@ type Plan struct {
 	// Version is the harness's release, read from its package; empty when
 	// padrun cannot tell (the adapter then applies the newest rules).
 	Version string
+	// InUseClaims is the folder whose session folders get the harness's own
+	// in-use lock when it opens one (copilot's session-state): a lock the
+	// child's tree writes there is a claim of that session, made before the
+	// harness appends (docs/spec.md §4.6). Unknown then says only what holds
+	// where padrun cannot watch for those locks.
+	InUseClaims string
+	// Picker is the harness's start-up picker, when it opens one whose
+	// pick it writes to before its companion can be asked; nil otherwise.
+	Picker *Picker
+}
+
+// Picker is what padrun holds while a harness's start-up picker is open
+// (docs/spec.md §4.2): every session it lists that is free, released but
+// the one picked once the companion claims it; a session held elsewhere
+// is refused when the harness loads it, which it does after it opens
+// Signal (a folder it reads when a pick is made) and before it writes.
+type Picker struct {
+	Files  []string
+	Signal string
 }
 
 // Watch is a folder where new session files appear: files matching

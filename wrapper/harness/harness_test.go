@@ -202,13 +202,14 @@ func TestClaude(t *testing.T) {
 		id      string
 		unknown bool
 		watch   bool
+		picker  bool // every session of the project, held while the picker is open
 	}{
 		{name: "session id", argv: []string{"claude", "--session-id", claudeOld, "-p", "x"}, files: []string{file(claudeOld)}, mode: "print", id: claudeOld, watch: true},
 		{name: "session id =form", argv: []string{"claude", "--session-id=" + claudeOld}, files: []string{file(claudeOld)}, mode: "interactive", id: claudeOld, watch: true},
 		{name: "resume id", argv: []string{"claude", "-r", claudeOld, "-p", "x"}, files: []string{file(claudeOld)}, argvOut: []string{"claude", "-r", claudeOld, "-p", "x"}, mode: "print", id: claudeOld, watch: true},
 		{name: "resume =id", argv: []string{"claude", "--resume=" + claudeOld}, files: []string{file(claudeOld)}, mode: "interactive", watch: true},
-		{name: "resume picker", argv: []string{"claude", "--resume"}, unknown: true, mode: "interactive"},
-		{name: "resume search term", argv: []string{"claude", "-r", "fix tests"}, unknown: true, mode: "interactive"},
+		{name: "resume picker", argv: []string{"claude", "--resume"}, mode: "interactive", watch: true, picker: true},
+		{name: "resume search term", argv: []string{"claude", "-r", "fix tests"}, mode: "interactive", watch: true, picker: true},
 		{name: "continue pinned", argv: []string{"claude", "-c", "-p", "y"}, files: []string{file(claudeNew)},
 			argvOut: []string{"claude", "--resume", claudeNew, "-p", "y"}, mode: "print", id: claudeNew, watch: true},
 		{name: "continue no-pin", argv: []string{"claude", "--continue"}, noPin: true, files: []string{file(claudeNew)}, argvOut: []string{"claude", "--continue"}, mode: "interactive", watch: true},
@@ -234,7 +235,15 @@ func TestClaude(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPlan(t, p, tt.files, tt.argvOut, tt.mode, tt.id, tt.unknown, tt.watch, f.claudeDir, "--session-id")
+			if want := []string{file(claudeNew), file(claudeOld)}; tt.picker != (p.Picker != nil) || tt.picker && !slices.Equal(slices.Sorted(slices.Values(p.Picker.Files)), slices.Sorted(slices.Values(want))) {
+				t.Errorf("picker %+v, want one of %v: %v", p.Picker, want, tt.picker)
+			}
 		})
+	}
+	env := f.env
+	env.NoCompanion = true
+	if p, _ := Resolve("claude", []string{"claude", "-r"}, env); p.Picker != nil || p.Unknown == "" {
+		t.Errorf("--no-companion: plan %+v, want the picker unknown (nothing would release what it holds)", p)
 	}
 }
 

@@ -39,31 +39,37 @@ func unknown(mode, why string) Guard { return Guard{Mode: mode, Why: why} }
 var modeTable = map[string][]Guard{
 	"pi": {guarded(ModePrintRun, "pi_print"), guarded(ModeJSONOut, "pi_json_rpc"), guarded(ModeRPCOrACP, "pi_companion_rpc"),
 		guarded(ModeTUIStart, "pi_interactive"), guarded(ModePicker, "pi_picker_held"), guarded(ModeInAppSwap, "pi_companion_tui")},
-	"claude": {guarded(ModePrintRun, "claude"), unknown(ModeJSONOut, "--output-format json is not yet run in a test"), unknown(ModeRPCOrACP, "stream-json input is not yet run in a test"),
-		guarded(ModeTUIStart, "claude_companion_tui"),
-		unknown(ModePicker, "claude 2.1.332 appends a mode line to the picked file before any hook runs"),
-		guarded(ModeInAppSwap, "claude_companion_tui")},
+	"claude": {guarded(ModePrintRun, "claude"), guarded(ModeJSONOut, "claude_modes"), guarded(ModeRPCOrACP, "claude_modes"),
+		guarded(ModeTUIStart, "claude_companion_tui"), guarded(ModePicker, "claude_picker"),
+		guarded(ModeInAppSwap, "claude_companion_tui"),
+		unknown(ModeServer, "--bg hands the session to claude's background daemon, which is not padrun's child")},
 	"codex": {guarded(ModePrintRun, "codex"), unknown(ModeJSONOut, "exec --json is not yet run in a test"),
 		unknown(ModeTUIStart, "codex's TUI is not yet run in a test"), unknown(ModePicker, "resume without an id picks by codex's own database"),
 		unknown(ModeInAppSwap, "codex has no hook that runs before it opens another session")},
 	"gemini": {guarded(ModePrintRun, "gemini_wrapped"), unknown(ModeJSONOut, "-o json is not yet run in a test"),
-		unknown(ModeRPCOrACP, "--acp is not yet run in a test"), guarded(ModeTUIStart, "gemini_companion_tui"),
-		unknown(ModeInAppSwap, "gemini's in-app /resume runs no hook: it appends $set lines before the next turn's hook")},
+		unknown(ModeRPCOrACP, "--acp is not yet run in a test (its session/load is leased like a resume)"),
+		guarded(ModeTUIStart, "gemini_nonroot"), guarded(ModeInAppSwap, "gemini_companion_tui")},
 	"qwen": {guarded(ModePrintRun, "qwen_ids"), unknown(ModeJSONOut, "-o stream-json is not yet run in a test"),
 		unknown(ModeRPCOrACP, "--acp is not yet run in a test"), guarded(ModeTUIStart, "qwen_companion"),
 		guarded(ModePicker, "qwen_companion"), guarded(ModeInAppSwap, "qwen_companion")},
-	"copilot": {guarded(ModePrintRun, "copilot_inuse"), unknown(ModeJSONOut, "--output-format json is not yet run in a test"),
-		unknown(ModeRPCOrACP, "--acp is not yet run in a test"), unknown(ModeTUIStart, "not yet run in a test"),
-		unknown(ModePicker, "--resume without an id picks from copilot's own database"),
-		unknown(ModeInAppSwap, "copilot's in-app /resume runs no hook before it writes")},
+	"copilot": {guarded(ModePrintRun, "copilot_claim"), guarded(ModeJSONOut, "copilot_modes"),
+		unknown(ModeRPCOrACP, "--acp opens sessions as its client asks: the in-use lock claim applies, but no test drives an ACP client yet"),
+		guarded(ModeTUIStart, "copilot_tui_resume"), guarded(ModePicker, "copilot_picker"),
+		guarded(ModeInAppSwap, "copilot_tui_resume"), unknown(ModeServer, "--connect runs the session on a remote host")},
 	"opencode": {guarded(ModePrintRun, "opencode_guard"), unknown(ModeJSONOut, "run --format json is not yet run in a test"),
-		unknown(ModeRPCOrACP, "acp is not yet run in a test"), guarded(ModeTUIStart, "opencode_tui"),
-		guarded(ModeInAppSwap, "opencode_tui"), guarded(ModeServer, "opencode_serve")},
-	"kilo": {guarded(ModePrintRun, "kilo_guard"), unknown(ModeRPCOrACP, "acp is not yet run in a test"),
-		unknown(ModeTUIStart, "kilo's TUI is not yet run in a test"),
-		unknown(ModeInAppSwap, "kilo's cleanup removes a held session's dangling reply before the turn's hook"),
-		unknown(ModeServer, "a kilo run attached to a running kilo daemon is the daemon's to guard")},
+		unknown(ModeRPCOrACP, opencodeCleanup), unknown(ModeTUIStart, opencodeCleanup),
+		unknown(ModeInAppSwap, opencodeCleanup), unknown(ModeServer, opencodeCleanup)},
+	"kilo": {guarded(ModePrintRun, "kilo_guard"), unknown(ModeRPCOrACP, kiloCleanup), unknown(ModeTUIStart, kiloCleanup),
+		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloCleanup+"; a kilo run attached to a running daemon is the daemon's to guard")},
 }
+
+// What opencode and kilo do to a session before the first hook of a turn
+// (docs/harnesses.md): a turn into a held session is refused, but rows of
+// it may already be gone.
+const (
+	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
+	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
+)
 
 // Modes lists how each mode of the harness name is guarded, for padrun
 // doctor and docs/harnesses.md (TestModes_Documented keeps the table

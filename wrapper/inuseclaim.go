@@ -1,0 +1,72 @@
+package wrapper
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/padrun/padrun/wrapper/harness"
+)
+
+// A harness that writes an in-use lock of its own into a session's folder
+// when it opens the session (copilot, harness.Plan.InUseClaims) names the
+// session it picked itself: --continue among several, a prefix, a name,
+// its picker, the TUI's /resume. The lock comes before its first append,
+// so a lock that the run's own tree writes is the run's claim of that
+// session (docs/spec.md §4.6): taken at once, and refused, the harness is
+// ended before it appends. A session it switches away from stays held to
+// the end of the run: copilot may still write to it after its lock goes.
+
+// claimInUse judges the session folder dir after a change in it: a live
+// in-use lock of the run's tree there is a claim of its session file.
+func (s *session) claimInUse(dir string) {
+	file, err := CanonicalFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return
+	}
+	locks, _ := harness.InUseLocks(file)
+	ours := slices.ContainsFunc(locks, func(l harness.InUseLock) bool { return ofTree(l.Pid, s.self.Pid) })
+	if !ours {
+		return
+	}
+	s.mu.Lock()
+	defer s.unlock()
+	if s.rec == nil {
+		return // the run has ended
+	}
+	if s.inUseClaimed[file] {
+		return
+	}
+	err = s.take(file, filepath.Base(dir))
+	if err != nil {
+		// The harness has opened a session another one holds: it is
+		// ended before it appends, and padrun exits with the refusal. The
+		// lock it leaves, killed, is removed with the run's own (inuse.go).
+		s.stopHarness(err)
+		for _, l := range locks {
+			s.ownsInUse(file, l)
+		}
+		s.o.Log.Debug().Err(err).Str("file", file).Msg("the session the harness opened is not claimed: the harness is ended before it writes")
+		return
+	}
+	if s.inUseClaimed == nil {
+		s.inUseClaimed = map[string]bool{}
+	}
+	s.inUseClaimed[file] = true
+	s.current = file
+	s.o.Log.Info().Str("file", file).Msg("claimed the session the harness opened (its own in-use lock)")
+}
+
+// watchInUseClaims watches the session folders under the plan's
+// InUseClaims folder for the in-use locks the run's tree writes, from
+// before the child starts. Call stop before cleanup.
+func (s *session) watchInUseClaims(plan harness.Plan) (stop func()) {
+	if plan.InUseClaims == "" {
+		return func() {}
+	}
+	n := startClaimNotify(plan.InUseClaims, s.claimInUse)
+	if n == nil {
+		s.o.Log.Warn().Str("harness", plan.Harness).Msg("cannot watch " + plan.Harness + "'s in-use locks: the sessions it opens itself are unguarded")
+		return func() {}
+	}
+	return n.stop
+}
