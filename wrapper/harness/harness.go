@@ -263,17 +263,28 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 	if env.Now.IsZero() {
 		env.Now = time.Now()
 	}
-	if env.Version == "" {
-		env.Version = installedVersion(argv[0], env, ad.Packages)
-		if ad.release != nil && env.Version != "" {
-			env.Version = ad.release(env.Version, argv, env)
+	launcher, args := []string(nil), argv
+	if name != None {
+		var err error
+		if launcher, args, err = SplitLauncher(name, argv); err != nil {
+			return Plan{}, err
 		}
 	}
-	p := ad.read(slices.Clone(argv), env)
+	if env.Version == "" {
+		cmd := args[0]
+		if launcher != nil {
+			cmd = abs(cmd, env) // a script, never looked up in PATH
+		}
+		env.Version = installedVersion(cmd, env, ad.Packages)
+		if ad.release != nil && env.Version != "" {
+			env.Version = ad.release(env.Version, args, env)
+		}
+	}
+	p := ad.read(slices.Clone(args), env)
 	if p.Err != nil {
 		return Plan{}, p.Err
 	}
-	p.Harness, p.Version = name, env.Version
+	p.Harness, p.Version, p.Argv = name, env.Version, slices.Concat(launcher, p.Argv)
 	return p, nil
 }
 
