@@ -85,7 +85,11 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.inUseHeld(file); err != nil {
+	err = s.inUseHeld(file)
+	if err == nil {
+		err = s.outsideHeld(&outsideLook{}, file)
+	}
+	if err != nil {
 		if rerr := l.Release(); rerr != nil {
 			s.o.Log.Warn().Err(rerr).Msg("release")
 		}

@@ -21,6 +21,9 @@ func refusal(err error, now time.Time, queue []string) []string {
 		return []string{shown(err.Error())}
 	}
 	first := "refused: " + e.File + " is in use by another session"
+	if e.Kind == marker.HeldOutside {
+		first = "refused: " + e.File + " is in use by a process padrun did not start"
+	}
 	if e.Kind == marker.HeldOuter {
 		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", e.File, e.Holder.Pid)
 	}
