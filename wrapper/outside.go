@@ -1,7 +1,6 @@
 package wrapper
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -30,6 +29,7 @@ type outsider struct {
 	files   []string  // canonical
 	folders []string  // canonical: its command line was erased (pi)
 	foreign string    // another user's, whose folder or environment cannot be read: who
+	session int       // the live padrun whose session it runs in (its PAD_SESSION_PID); 0: none
 	uid     int       // its owner, for foreign
 	since   time.Time // when it started; zero when unknown
 }
@@ -41,9 +41,6 @@ type outsideLook struct {
 	err     error // no process table to look at
 	done    bool
 }
-
-// errNoProcs is a process table padrun cannot read.
-var errNoProcs = errors.New("no process table to look for harnesses padrun did not start")
 
 // outsideHeld is the refusal of file, which the run has just taken, when a
 // live writer outside padrun has it open; a writer that cannot be proven
@@ -59,8 +56,10 @@ func (s *session) outsideHeld(look *outsideLook, file string) error {
 		}
 	}
 	if !look.done {
+		start := time.Now()
 		look.writers, look.err = procWriters(s.self)
 		look.done = true
+		s.o.Log.Debug().Int("harnesses", len(look.writers)).Dur("took", time.Since(start)).Msg("looked for writers outside padrun")
 	}
 	if look.err != nil {
 		s.o.Log.Debug().Err(look.err).Msg("writers outside padrun not looked for")
@@ -69,8 +68,15 @@ func (s *session) outsideHeld(look *outsideLook, file string) error {
 	for _, w := range look.writers {
 		switch {
 		case slices.Contains(w.files, file):
+			how := w.harness + " run without padrun"
+			if w.session > 0 {
+				how = fmt.Sprintf("%s started inside padrun session pid %d, which does not hold it,", w.harness, w.session)
+			}
 			return outsideRefusal(file, w, marker.Judgement{Verdict: ident.Alive,
-				Reason: fmt.Sprintf("%s, %s run without padrun, writes this session (its command line and folder name it)", ident.Name(w.pid), w.harness)})
+				Reason: fmt.Sprintf("%s, %s writes this session (its command line and folder name it)", ident.Name(w.pid), how)})
+		case w.session > 0:
+			// A harness of a padrun session that padrun cannot read: its
+			// session is that padrun's to guard.
 		case slices.Contains(w.folders, filepath.Dir(file)):
 			if err := s.unprovable(file, w, fmt.Sprintf("%s, %s run without padrun, works in this session's folder and %s erases its command line: padrun cannot tell which session it writes",
 				ident.Name(w.pid), w.harness, w.harness)); err != nil {

@@ -2,7 +2,14 @@
 
 package wrapper
 
-import "github.com/padrun/padrun/marker/ident"
+import (
+	"errors"
+
+	"github.com/padrun/padrun/marker/ident"
+)
+
+// errNoProcs is a process table padrun cannot read.
+var errNoProcs = errors.New("no process table to look for harnesses padrun did not start")
 
 // procWriters: only Linux's /proc shows another process's folder and
 // environment; elsewhere padrun relies on what the harnesses leave.

@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -16,6 +19,9 @@ import (
 type procSource interface {
 	// pids lists the processes.
 	pids() ([]int, error)
+	// exe reads the path of the executable pid runs into buf;
+	// os.ErrNotExist (ENOENT) for a kernel thread or a process gone.
+	exe(pid int, buf []byte) ([]byte, error)
 	// cmdline reads pid's command line, NUL-separated, into buf (at most
 	// len(buf) bytes; more when whole is set).
 	cmdline(pid int, buf []byte, whole bool) ([]byte, error)
@@ -39,6 +45,10 @@ func matchProcs(src procSource, buf []byte) ([]outsider, error) {
 	}
 	var out []outsider
 	for _, pid := range pids {
+		exe, err := src.exe(pid, buf)
+		if errors.Is(err, os.ErrNotExist) || err == nil && !harness.MayBeHarnessExe(string(exe)) {
+			continue // another user's (EACCES) is read on
+		}
 		b, err := src.cmdline(pid, buf, false)
 		if err != nil || len(b) == 0 {
 			continue // gone, or a kernel thread
@@ -90,6 +100,9 @@ func readProc(src procSource, pid int, args []string) (outsider, bool) {
 			return outsider{}, false
 		}
 		w = outsider{harness: o.Harness, command: o.Command}
+		if pid, err := strconv.Atoi(getenv("PAD_SESSION_PID")); err == nil && pid > 0 && marker.Local(pid, "").Verdict != ident.Dead {
+			w.session = pid
+		}
 		w.files = canonical(o.Files)
 		w.folders = canonical(o.Folders)
 	}

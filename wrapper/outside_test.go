@@ -1,19 +1,26 @@
 package wrapper
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 )
 
 // fakeProc is one process of a fake table.
 type fakeProc struct {
+	exe     string // "" for a kernel thread
 	cmdline string // NUL-separated, as /proc has it
 	cwd     string // "" when it cannot be read
 	env     []string
@@ -35,6 +42,17 @@ func (f *fakeProcs) pids() ([]int, error) {
 	}
 	slices.Sort(pids)
 	return pids, nil
+}
+
+func (f *fakeProcs) exe(pid int, buf []byte) ([]byte, error) {
+	p, ok := f.procs[pid]
+	switch {
+	case !ok || p.exe == "":
+		return nil, os.ErrNotExist
+	case p.exe == "EACCES":
+		return nil, os.ErrPermission
+	}
+	return []byte(p.exe), nil
 }
 
 func (f *fakeProcs) cmdline(pid int, buf []byte, whole bool) ([]byte, error) {
@@ -92,15 +110,17 @@ func TestOutside_ProcTable_ResolvesByTheAdaptersRules(t *testing.T) {
 	id := "55555555-5555-4555-8555-555555555555"
 	home := "HOME=" + root
 	f := &fakeProcs{procs: map[int]fakeProc{
-		10: {cmdline: nul("claude", "-p", "--resume", id, "x"), cwd: w, env: []string{home, "CLAUDE_CONFIG_DIR=" + cfg}},
-		11: {cmdline: nul("/n/bin/node", "--expose-gc", "/n/node_modules/@qwen-code/qwen-code/cli.js", "--resume", id, "-p", "x"), cwd: w, env: []string{home, "QWEN_HOME=" + filepath.Join(root, "q")}},
-		12: {cmdline: "pi" + strings.Repeat("\x00", 40), cwd: w, env: []string{home, "PI_CODING_AGENT_DIR=" + agent}},
-		13: {cmdline: nul("sleep", "100"), cwd: w},
-		14: {cmdline: nul("claude", "-p", "--resume", id), cwd: w, env: []string{home, "CLAUDE_CONFIG_DIR=" + cfg}, own: true},
-		15: {cmdline: nul("codex", "exec", "resume", id), uid: os.Geteuid() + 1},
+		10: {exe: "/h/.local/share/claude/versions/2.1.332", cmdline: nul("claude", "-p", "--resume", id, "x"), cwd: w, env: []string{home, "CLAUDE_CONFIG_DIR=" + cfg}},
+		11: {exe: "/n/bin/node", cmdline: nul("/n/bin/node", "--expose-gc", "/n/node_modules/@qwen-code/qwen-code/cli.js", "--resume", id, "-p", "x"), cwd: w, env: []string{home, "QWEN_HOME=" + filepath.Join(root, "q")}},
+		12: {exe: "/usr/bin/node", cmdline: "pi" + strings.Repeat("\x00", 40), cwd: w, env: []string{home, "PI_CODING_AGENT_DIR=" + agent}},
+		13: {exe: "/usr/bin/sleep", cmdline: nul("sleep", "100"), cwd: w},
+		14: {exe: "/x/node_modules/@anthropic-ai/claude-code/bin/claude.exe", cmdline: nul("claude", "-p", "--resume", id), cwd: w, env: []string{home, "CLAUDE_CONFIG_DIR=" + cfg}, own: true},
+		15: {exe: "EACCES", cmdline: nul("codex", "exec", "resume", id), uid: os.Geteuid() + 1},
 		16: {cmdline: ""}, // a kernel thread
-		17: {cmdline: nul("node", "-e", "x"), cwd: w},
-		18: {cmdline: nul("/x/node_modules/.bin/gemini", "-p", "x"), cwd: w, env: []string{home}},
+		20: {exe: "/usr/bin/node", cmdline: "pi" + strings.Repeat("\x00", 40), cwd: w, env: []string{home, "PI_CODING_AGENT_DIR=" + agent, "PAD_SESSION_PID=" + strconv.Itoa(os.Getpid())}},
+		19: {exe: "/usr/bin/sh", cmdline: nul("claude", "-p")}, // an exe padrun passes over
+		17: {exe: "/usr/bin/node", cmdline: nul("node", "-e", "x"), cwd: w},
+		18: {exe: "/usr/bin/nodejs", cmdline: nul("/x/node_modules/.bin/gemini", "-p", "x"), cwd: w, env: []string{home}},
 	}}
 	ws, err := matchProcs(f, make([]byte, 16))
 	if err != nil {
@@ -118,6 +138,9 @@ func TestOutside_ProcTable_ResolvesByTheAdaptersRules(t *testing.T) {
 	if !ok || p.harness != "pi" || len(p.files) != 0 || len(p.folders) != 1 || !strings.HasPrefix(p.folders[0], filepath.Join(agent, "sessions")) {
 		t.Errorf("pi, its command line erased: %+v", p)
 	}
+	if p, ok := writerOf(ws, 20); !ok || p.session != os.Getpid() || len(p.folders) != 1 {
+		t.Errorf("pi of a padrun session: %+v", p)
+	}
 	x, ok := writerOf(ws, 15)
 	if !ok || x.harness != "codex" || x.foreign == "" || len(x.files) != 0 {
 		t.Errorf("another user's codex: %+v", x)
@@ -125,7 +148,7 @@ func TestOutside_ProcTable_ResolvesByTheAdaptersRules(t *testing.T) {
 	if g, ok := writerOf(ws, 18); !ok || g.harness != "gemini" {
 		t.Errorf("gemini by its own name: %+v", g)
 	}
-	for _, pid := range []int{13, 14, 16, 17} {
+	for _, pid := range []int{13, 14, 16, 17, 19} {
 		if w, ok := writerOf(ws, pid); ok {
 			t.Errorf("pid %d: %+v, want left out", pid, w)
 		}
@@ -146,6 +169,48 @@ func TestOutside_OtherDomain(t *testing.T) {
 	} {
 		if got := otherDomain(domain, self); got != want {
 			t.Errorf("%q: %q, want %q", domain, got, want)
+		}
+	}
+}
+
+// TestOutside_Held_RefusesAWriterSaysTheUnprovable: a writer of the file
+// refuses it (HeldOutside, waitable); a pi whose command line is erased in
+// its folder, or another user's harness that may write it, is said and goes
+// on, and refuses under --strict; a writer of another file, or a harness of
+// a padrun session that padrun cannot read, says nothing.
+func TestOutside_Held_RefusesAWriterSaysTheUnprovable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(file, nil, 0o600)
+	for _, tc := range []struct {
+		name   string
+		w      outsider
+		strict bool
+		want   string // refused, said or nothing
+	}{
+		{"writer", outsider{pid: 7, harness: "codex", files: []string{file}}, false, "refused"},
+		{"another file", outsider{pid: 7, harness: "codex", files: []string{file + "x"}}, true, "nothing"},
+		{"erased", outsider{pid: 7, harness: "pi", folders: []string{dir}}, false, "said"},
+		{"erased strict", outsider{pid: 7, harness: "pi", folders: []string{dir}}, true, "refused"},
+		{"erased, a padrun session's", outsider{pid: 7, harness: "pi", folders: []string{dir}, session: 9}, true, "nothing"},
+		{"foreign", outsider{pid: 7, harness: "pi", foreign: "user x (uid 4242)", uid: os.Geteuid()}, false, "said"},
+		{"foreign, cannot write", outsider{pid: 7, harness: "pi", foreign: "user x (uid 4242)", uid: os.Geteuid() + 4242}, true, "nothing"},
+	} {
+		var log bytes.Buffer
+		s := &session{o: Options{Log: zerolog.New(&log), Strict: tc.strict}, self: ident.ReadSelf()}
+		err := s.outsideHeld(&outsideLook{writers: []outsider{tc.w}, done: true}, file)
+		var held *marker.HeldError
+		got := "nothing"
+		switch {
+		case errors.As(err, &held) && held.Kind == marker.HeldOutside && held.Kind.Waitable() && held.Holder.Pid == 7:
+			got = "refused"
+		case err != nil:
+			got = err.Error()
+		case strings.Contains(log.String(), "cannot tell") || strings.Contains(log.String(), "may write"):
+			got = "said"
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, got, log.String(), tc.want)
 		}
 	}
 }

@@ -66,6 +66,24 @@ func MayBeHarness(argv0 string) bool {
 	return ok && a.Name != None
 }
 
+// MayBeHarnessExe reports, cheaply, whether a process running the
+// executable at path may be a harness's: an interpreter, or a path that
+// names a harness (npm's .../claude-code/bin/claude.exe, claude's own
+// installer's .../claude/versions/2.1.332, codex's vendor binary). A
+// harness's binary copied to a name without its own is not seen.
+func MayBeHarnessExe(path string) bool {
+	path = strings.TrimSuffix(path, " (deleted)")
+	if MayBeHarness(path) {
+		return true
+	}
+	for _, a := range adapters {
+		if len(a.Name) >= 4 && strings.Contains(path, a.Name) {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadOutside reads argv, a live process's command line, as its harness's:
 // ok is false when it is no harness padrun looks for (none, or one whose own
 // locks say what it has open: copilot). env is the process's: its folder,
