@@ -68,7 +68,7 @@ func (s *session) outsideHeld(look *outsideLook, file string) error {
 	for _, w := range look.writers {
 		switch {
 		case slices.Contains(w.files, file):
-			how := w.harness + " run without padrun"
+			how := w.harness + " run without padrun,"
 			if w.session > 0 {
 				how = fmt.Sprintf("%s started inside padrun session pid %d, which does not hold it,", w.harness, w.session)
 			}
