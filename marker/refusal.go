@@ -45,10 +45,13 @@ const (
 	// HeldOuter: the holder is the run's own outer session (its
 	// PAD_SESSION_PID), which outlives the run.
 	HeldOuter
+	// HeldOutside: the holder is a harness's process that padrun did not
+	// start (docs/spec.md §5 rule 9); a waiter polls until it ends.
+	HeldOutside
 )
 
 // Waitable reports whether waiting may end the refusal.
-func (k HeldKind) Waitable() bool { return k == HeldBusy || k == HeldPolled }
+func (k HeldKind) Waitable() bool { return k == HeldBusy || k == HeldPolled || k == HeldOutside }
 
 func (e *HeldError) Error() string {
 	return "marker: " + e.File + " is in use by another session (" + e.Judgement.String() + ")"

@@ -122,6 +122,7 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 	if blockOn != "" {
 		order = append([]string{blockOn}, slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == blockOn })...)
 	}
+	look := &outsideLook{} // one pass over the processes, for every file
 	for _, f := range order {
 		m := s.proto
 		m.Nonce = uuid.NewString()
@@ -142,6 +143,10 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 		s.warnFS(l)
 		s.locks = append(s.locks, l)
 		if err := s.inUseHeld(f); err != nil {
+			s.release()
+			return err
+		}
+		if err := s.outsideHeld(look, f); err != nil {
 			s.release()
 			return err
 		}

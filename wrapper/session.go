@@ -97,6 +97,9 @@ func (s *session) take(file, sessionID string) error {
 	}
 	err = s.inUseHeld(file)
 	if err == nil {
+		err = s.outsideHeld(&outsideLook{}, file)
+	}
+	if err == nil {
 		err = s.claimEtcd(file, sessionID) // before the harness writes it
 	}
 	if err != nil {

@@ -429,3 +429,40 @@ func BenchmarkHeartbeat(b *testing.B) {
 	}
 	b.ReportMetric(float64(perBeat.Nanoseconds()), "ns/beat")
 }
+
+// BenchmarkOutsideLook measures the start-up cost of the look for writers
+// padrun did not start (docs/spec.md §5 rule 9): `padrun --guard F -- true`,
+// which makes one pass over /proc, and `padrun -- true`, which guards
+// nothing and makes none, first as the machine is, then with 500 more
+// processes running (sleeping children). The pass alone is measured by
+// wrapper's BenchmarkOutsideLook.
+// go test -run '^$' -bench OutsideLook -benchtime 1x -args -rounds=100
+func BenchmarkOutsideLook(b *testing.B) {
+	padrun := buildPadrun(b)
+	work := b.TempDir()
+	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
+	cmds := [][]string{
+		{"/bin/true"},
+		{padrun, "--", "/bin/true"},
+		{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"},
+	}
+	names := []string{"/bin/true", "padrun -- true (no look)", "padrun --guard F -- true"}
+	for i := 0; i < b.N; i++ {
+		s := alternate(b, env, work, cmds...)
+		fmt.Println("\nas the machine is:")
+		report(b, names, s)
+		for range 500 {
+			cmd := exec.Command("sleep", "600")
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		}
+		t := alternate(b, env, work, cmds...)
+		fmt.Println("\nwith 500 more processes:")
+		report(b, names, t)
+		for j := 1; j < len(cmds); j++ {
+			fmt.Printf("%s: %s more with 500 more processes (medians)\n", names[j], (median(t[j], wallOf) - median(s[j], wallOf)).Round(time.Microsecond))
+		}
+	}
+}

@@ -44,6 +44,9 @@ func (w wording) refusal(err error, queue []string) []string {
 	}
 	file := w.path(e.File)
 	first := "refused: " + file + " is in use by another session"
+	if e.Kind == marker.HeldOutside {
+		first = "refused: " + file + " is in use by a process padrun did not start"
+	}
 	var inEtcd *etcdhold.HeldError
 	if errors.As(err, &inEtcd) && inEtcd.Found != nil {
 		first = "refused: " + file + " is held in etcd under " + inEtcd.Found.Key + " by another session"

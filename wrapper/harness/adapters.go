@@ -52,6 +52,9 @@ var adapters = []Adapter{
 			wanted: piCompanionWanted,
 		},
 		Held: func(f string) string { return "fork it instead (pi --fork " + f + ")" },
+		// pi 0.74 and 1.6 set process.title = "pi" (dist/cli.js), which
+		// overwrites the arguments in /proc/PID/cmdline.
+		ErasesArgv: true,
 	},
 	{
 		Name: "claude", Agent: "claude-code", read: claude,
@@ -70,6 +73,7 @@ var adapters = []Adapter{
 			wanted:   claudeCompanionWanted,
 			Conflict: "claude is given --settings of its own: padrun cannot add its hooks",
 		},
+		Records: claudeLiveRecords,
 	},
 	{
 		Name: "codex", Agent: "codex", read: codex,

@@ -76,7 +76,9 @@ type Load struct {
 // Argv returns argv with the companion loaded; ok is false when the
 // companion cannot be loaded into it (see Conflict).
 func (c *CompanionSpec) Argv(argv []string, l Load) (out []string, ok bool) {
-	return c.load(argv, l)
+	launcher, args := harnessArgs(argv)
+	out, ok = c.load(args, l)
+	return slices.Concat(launcher, out), ok
 }
 
 // Env returns the variables that load the companion, beside Argv's; ok is
@@ -103,6 +105,7 @@ func Companion(p Plan) string {
 
 // CompanionOf is the companion a run loads; nil when Companion is empty.
 func CompanionOf(p Plan) *CompanionSpec {
+	_, p.Argv = harnessArgs(p.Argv)
 	if a, ok := Lookup(p.Harness); ok && a.Companion != nil && a.Companion.wanted(p) {
 		c := *a.Companion
 		return &c

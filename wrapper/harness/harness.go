@@ -29,6 +29,9 @@
 //     it (pi --fork): the hint of the refusal;
 //   - InUse, when the harness keeps in-use locks of its own beside a
 //     session file (copilot's inuse.<PID>.lock): how to list them;
+//   - Records, when the harness leaves records of its live sessions
+//     (claude's sessions/<pid>.json), and ErasesArgv, when it overwrites its
+//     command line: how padrun finds a writer of it that it did not start;
 //   - release, when its launcher may run another release than its package
 //     (copilot's auto-update cache): how to read the one that runs;
 //   - testdata scripts in cmd/padrun/testdata/harness for both columns.
@@ -165,6 +168,14 @@ type Adapter struct {
 	// holder; the ones its own run left are removed once their writer is
 	// dead. Like HiddenMarkers, the rule is the file's.
 	InUse func(file string) (locks []InUseLock, ok bool)
+	// Records lists the records the harness leaves of a live session of
+	// file (claude's sessions/<pid>.json), which padrun judges for a writer
+	// it did not start (docs/spec.md §5 rule 9); nil when it leaves none.
+	Records func(file string) []LiveRecord
+	// ErasesArgv: the harness overwrites its command line with its title
+	// (pi's process.title), so a live one's session cannot be read from
+	// it: padrun can tell only the folder it works in.
+	ErasesArgv bool
 	// release is the release the harness's launcher will really run, read
 	// from where it looks (installed is the package's release; argv and env
 	// the run's); nil: the package's.
@@ -287,17 +298,28 @@ func Resolve(name string, argv []string, env Env) (Plan, error) {
 	if env.Now.IsZero() {
 		env.Now = time.Now()
 	}
-	if env.Version == "" {
-		env.Version = installedVersion(argv[0], env, ad.Packages)
-		if ad.release != nil && env.Version != "" {
-			env.Version = ad.release(env.Version, argv, env)
+	launcher, args := []string(nil), argv
+	if name != None {
+		var err error
+		if launcher, args, err = SplitLauncher(name, argv); err != nil {
+			return Plan{}, err
 		}
 	}
-	p := ad.read(slices.Clone(argv), env)
+	if env.Version == "" {
+		cmd := args[0]
+		if launcher != nil {
+			cmd = abs(cmd, env) // a script, never looked up in PATH
+		}
+		env.Version = installedVersion(cmd, env, ad.Packages)
+		if ad.release != nil && env.Version != "" {
+			env.Version = ad.release(env.Version, args, env)
+		}
+	}
+	p := ad.read(slices.Clone(args), env)
 	if p.Err != nil {
 		return Plan{}, p.Err
 	}
-	p.Harness, p.Version = name, env.Version
+	p.Harness, p.Version, p.Argv = name, env.Version, slices.Concat(launcher, p.Argv)
 	return p, nil
 }
 
