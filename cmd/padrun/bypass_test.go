@@ -31,7 +31,7 @@ func TestNoBypass_Flags(t *testing.T) {
 	// names its key.
 	want := []string{"agent", "etcd", "etcd-cacert", "etcd-cert", "etcd-key", "etcd-prefix", "etcd-ttl", "etcd-user",
 		"grace", "guard", "harness", "heartbeat", "log-file", "log-format",
-		"log-level", "no-companion", "no-pin", "pty", "record", "session-key", "strict", "timeout", "wait"}
+		"log-level", "no-companion", "no-pin", "pty", "record", "session-key", "strict", "timeout", "verbose", "wait"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("run flags %v, want %v: review any new flag against docs/spec.md §7", got, want)

@@ -55,7 +55,7 @@ func (w wording) refusal(err error, queue []string) []string {
 		first = fmt.Sprintf("refused: %s is held by this run's own outer session (padrun pid %d, its PAD_SESSION_PID)", file, e.Holder.Pid)
 	}
 	lines := []string{first, "  holder: " + w.holderOf(e)}
-	if w.verbose {
+	if w.verbose || e.Holder == nil && e.User == "" { // no holder to name: the reasoning is all there is
 		lines = append(lines, "  verdict: "+e.Judgement.String())
 	}
 	var waited *wrapper.WaitedError
