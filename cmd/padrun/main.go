@@ -10,4 +10,4 @@ import "os"
 
 //go:generate go test -run ^TestManPage$ -update-man
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() { os.Exit(run(mainArgs())) }

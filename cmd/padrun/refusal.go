@@ -115,17 +115,25 @@ func holderLine(m *marker.Marker, now time.Time) string {
 }
 
 func hint(e *marker.HeldError, queue []string) string {
+	fork := ""
+	if e.Holder != nil {
+		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
+			fork = a.Held(harness.ShellQuote(e.File))
+		}
+	}
 	if e.Kind == marker.HeldOuter {
-		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
+		// Read inside the session (an agent's own pi -c): what to do there
+		// instead, never "without a guard", which would fork the file.
+		if fork == "" {
+			return "this session writes it: start a new session instead, or guard another file"
+		}
+		return "this session writes it: start a new session instead, or " + fork
 	}
 	if e.Kind == marker.HeldUnreadable || (e.Kind == marker.HeldStuck && e.Holder != nil) {
 		return "check it with: padrun status " + harness.ShellQuote(e.File) + "; if no session uses it: padrun unlock --force " + harness.ShellQuote(e.File)
 	}
-	fork := ""
-	if e.Holder != nil {
-		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
-			fork = a.Held(harness.ShellQuote(e.File)) + ", or "
-		}
+	if fork != "" {
+		fork += ", or "
 	}
 	if len(queue) == 0 {
 		return fork + "queue with --wait 10m"

@@ -35,7 +35,7 @@ func init() {
 			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
 		{name: "prune", max: 0, setup: setupPrune,
 			short:   "remove dead records",
-			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left (one named by an earlier release once a minute old); one that processes of the dead session still live in is kept, and they are named."},
+			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left (one named by an earlier release once a minute old); one that processes of the dead session still live in is kept, and they are named. And the folders of harness entries that they left in the control folder."},
 		{name: "version", max: 0, setup: setupVersion,
 			short:   "print the version and the harness releases tested",
 			summary: "Prints padrun's version, commit and Go version, and the releases of each harness padrun is tested with: the oldest it supports and the newest."},
@@ -327,6 +327,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %v\n", err)
 	}
+	wrapper.PruneShims(wrapper.ReadEnv()) // Best effort: folders of harness entries that dead padruns left
 	if asJSON {
 		writeJSON(stdout, struct {
 			registry.PruneResult
