@@ -45,3 +45,16 @@ func TestShims_EveryHarnessCommand(t *testing.T) {
 		t.Errorf("the live run's folder is gone: %v", err)
 	}
 }
+
+// BenchmarkShims is the folder of harness entries' cost to a run: made,
+// then removed (go test -run '^$' -bench Shims ./wrapper).
+func BenchmarkShims(b *testing.B) {
+	runtime := b.TempDir()
+	for b.Loop() {
+		dir, err := makeShims(runtime)
+		if err != nil {
+			b.Fatal(err)
+		}
+		os.RemoveAll(dir)
+	}
+}
