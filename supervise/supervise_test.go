@@ -218,3 +218,29 @@ func TestIsTerminal_TerminalYesPipeNo(t *testing.T) {
 		t.Fatalf("IsTerminal: terminal %v, pipe %v; want true, false", IsTerminal(tty.Fd()), IsTerminal(r.Fd()))
 	}
 }
+
+// A harness's command passes over padrun's own executable in PATH, under
+// any name (a symlink or a hard link to it): padrun started as pi runs the
+// real pi further down, never itself.
+func TestLookPathNotSelf_SkipsOwnExecutable(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shims, real := t.TempDir(), t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(shims, "pi")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(real, "pi"), []byte("#!/bin/sh\n"), 0o755)
+	path := shims + string(filepath.ListSeparator) + real
+	if p, err := LookPathNotSelf("pi", path); err != nil || p != filepath.Join(real, "pi") {
+		t.Errorf("LookPathNotSelf(pi) = %q, %v, want %s", p, err, filepath.Join(real, "pi"))
+	}
+	if p, err := LookPath("pi", path); err != nil || p != filepath.Join(shims, "pi") {
+		t.Errorf("LookPath(pi) = %q, %v, want the first entry, %s", p, err, filepath.Join(shims, "pi"))
+	}
+	var e *ExecError
+	if _, err := LookPathNotSelf("pi", shims); !asExec(err, &e) || e.NotExecutable {
+		t.Errorf("LookPathNotSelf(pi) with only padrun in PATH = %v, want not found (127)", err)
+	}
+}

@@ -60,7 +60,23 @@ var LateSignals = []os.Signal{unix.SIGUSR1, unix.SIGUSR2, unix.SIGWINCH, unix.SI
 // LookPath finds name like a shell does: a name with a slash is used as it
 // is; otherwise the first executable regular file in PATH. A match that is
 // not executable makes an *ExecError with NotExecutable set.
-func LookPath(name, path string) (string, error) {
+func LookPath(name, path string) (string, error) { return lookPath(name, path, false) }
+
+// LookPathNotSelf is LookPath for a harness's command: it passes over the
+// entries that are padrun's own executable (the folder of harness entries
+// padrun puts first in a session's PATH, or an alias made by ln -s padrun
+// pi), so that padrun started under a harness's name runs the real harness
+// further down PATH and never itself.
+func LookPathNotSelf(name, path string) (string, error) { return lookPath(name, path, true) }
+
+// self is padrun's own executable's device and inode, or ok false.
+var self = sync.OnceValues(func() (unix.Stat_t, bool) {
+	var st unix.Stat_t
+	exe, err := os.Executable()
+	return st, err == nil && unix.Stat(exe, &st) == nil
+})
+
+func lookPath(name, path string, notSelf bool) (string, error) {
 	if name == "" {
 		return "", &ExecError{Name: name, Err: unix.ENOENT}
 	}
@@ -75,6 +91,9 @@ func LookPath(name, path string) (string, error) {
 		p := filepath.Join(dir, name)
 		var st unix.Stat_t
 		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		if own, ok := self(); notSelf && ok && st.Dev == own.Dev && st.Ino == own.Ino {
 			continue
 		}
 		if err := unix.Access(p, unix.X_OK); err != nil {

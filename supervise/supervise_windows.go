@@ -27,6 +27,10 @@ func LookPath(name, _ string) (string, error) {
 	return p, nil
 }
 
+// LookPathNotSelf is LookPath: padrun makes no folder of harness entries
+// on Windows.
+func LookPathNotSelf(name, path string) (string, error) { return LookPath(name, path) }
+
 // IsTerminal reports whether fd is a console.
 func IsTerminal(fd uintptr) bool {
 	var mode uint32

@@ -493,7 +493,7 @@ func childEnv(env []string, pid int, agent string, files []string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
 		case "PAD_SESSION_PID", "PADRUN_VERSION", "PADRUN_SESSION_FILE", "PADRUN_MARKER", "PADRUN_PI_NAME",
-			"PADRUN_SESSIONS", "PADRUN_STOP", "PADRUN_WAIT", "PADRUN_CONTINUE": // an outer run's, for its companion
+			"PADRUN_SESSIONS", "PADRUN_STOP", "PADRUN_WAIT", "PADRUN_CONTINUE", "PADRUN_CONTROL": // an outer run's, for its companion
 			continue
 		case "PAD_AGENT":
 			hasAgent = true

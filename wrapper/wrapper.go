@@ -69,6 +69,9 @@ type Options struct {
 	// NoCompanion leaves the harness without its companion: switches
 	// inside it are unguarded.
 	NoCompanion bool
+	// NoNestedGuard leaves the child's PATH alone: a harness started
+	// inside the session is not run under padrun (docs/spec.md §7).
+	NoNestedGuard bool
 	// Greeting is how long a companion has to greet padrun; 0 is
 	// DefaultGreeting.
 	Greeting time.Duration
@@ -248,6 +251,7 @@ func Run(o Options) (Result, error) {
 			r.env = append(r.env, fmt.Sprintf("PADRUN_WAIT=%d", int(s.o.Wait.Seconds()+0.999)))
 		}
 	}
+	defer s.nestedGuard(r)() // once the hold is taken: a refused run makes nothing
 	if err := handOver(); err != nil {
 		return Result{}, err
 	}
@@ -323,7 +327,11 @@ func prepare(o Options) (*session, *run, error) {
 		// The folder watch stays armed until the companion greets (greeting.go).
 		r.companion = companion
 	}
-	if r.path, err = supervise.LookPath(r.plan.Argv[0], o.Env.Path); err != nil {
+	lookPath := supervise.LookPath
+	if IsHarnessCommand(filepath.Base(r.plan.Argv[0])) {
+		lookPath = supervise.LookPathNotSelf // never padrun itself, in its folder of harness entries or as an alias
+	}
+	if r.path, err = lookPath(r.plan.Argv[0], o.Env.Path); err != nil {
 		return nil, nil, err
 	}
 	if r.agent, err = resolveAgent(o.Agent, r.cwd, o.Env.Agent, r.plan.Harness); err != nil {

@@ -172,7 +172,9 @@ func buildGo(b *testing.B, name, source string) string {
 // (a bare Go program that flocks, writes a marker and fork/execs), and that
 // floor linked with padrun's libraries (testdata/libfloor), then also
 // registering the signals padrun handles: what padrun does beyond is the
-// last two rows' difference.
+// last two rows' difference. --no-nested-guard's row is padrun without its
+// folder of harness entries (docs/spec.md §7): the folder's cost is the
+// difference from the last row.
 // go test -run '^$' -bench Overhead -benchtime 1x -args -rounds=300
 func BenchmarkOverhead(b *testing.B) {
 	padrun, floor := buildPadrun(b), buildGo(b, "floor", floorSource)
@@ -185,10 +187,11 @@ func BenchmarkOverhead(b *testing.B) {
 		{floor, filepath.Join(work, "G"), "/bin/true"},
 		{libfloor, filepath.Join(work, "H"), "/bin/true"},
 		{libfloor, "-signals", filepath.Join(work, "S"), "/bin/true"},
+		{padrun, "--no-nested-guard", "--guard", filepath.Join(work, "N"), "--", "/bin/true"},
 		{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"},
 	}
 	names := []string{"/bin/true", "flock L /bin/true", "Go floor", "+ padrun's libraries", "+ libraries and signals",
-		"padrun --guard F -- true"}
+		"padrun --no-nested-guard", "padrun --guard F -- true"}
 	if *baseline != "" {
 		cmds = slices.Insert(cmds, 5, []string{*baseline, "--guard", filepath.Join(work, "B"), "--", "/bin/true"})
 		names = slices.Insert(names, 5, "baseline padrun")

@@ -28,10 +28,12 @@ func TestNoBypass_Flags(t *testing.T) {
 	// harness unguarded (docs/spec.md §4.5, said on stderr); the session it starts with
 	// is guarded all the same. The --etcd flags add a hold across machines
 	// beside the local one, never instead of it (docs/spec.md §15); --session-key
-	// names its key.
+	// names its key. --no-nested-guard leaves the child's PATH alone: a
+	// harness started inside the session is then seen only at its own
+	// start (docs/spec.md §7); the run's own files are guarded all the same.
 	want := []string{"agent", "etcd", "etcd-cacert", "etcd-cert", "etcd-key", "etcd-prefix", "etcd-ttl", "etcd-user",
 		"grace", "guard", "harness", "heartbeat", "log-file", "log-format",
-		"log-level", "no-companion", "no-pin", "pty", "record", "session-key", "strict", "timeout", "verbose", "wait"}
+		"log-level", "no-companion", "no-nested-guard", "no-pin", "pty", "record", "session-key", "strict", "timeout", "verbose", "wait"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("run flags %v, want %v: review any new flag against docs/spec.md §7", got, want)

@@ -10,13 +10,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 )
 
 // fakeModel is a model server for the real harnesses: OpenAI chat
-// completions (pi, qwen, copilot), Anthropic messages (claude), OpenAI
+// completions (pi, qwen, copilot), Anthropic messages (claude, whose Bash
+// tool RUN calls when the turn offers it), OpenAI
 // responses (codex) and Gemini's generateContent (gemini), all streamed.
 // What it answers is chosen by the last user message:
 //
@@ -211,6 +213,9 @@ func (m *fakeModel) messages(w http.ResponseWriter, r *http.Request) {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
 	}
 	json.NewDecoder(r.Body).Decode(&req)
 	// The turn is every message after the last answer: Claude Code sends
@@ -221,9 +226,24 @@ func (m *fakeModel) messages(w http.ResponseWriter, r *http.Request) {
 		toolResult = toolResult || strings.Contains(string(req.Messages[i].Content), `"tool_result"`)
 	}
 	rep := m.decide("messages", prompt, toolResult, prompt)
-	text := rep.text
-	if rep.bash != "" {
-		text = "ok" // Claude's tools are not exercised
+	// Claude Code's side requests (a title, a topic) offer no tools: only a
+	// turn that offers Bash gets the call.
+	hasBash := slices.ContainsFunc(req.Tools, func(t struct {
+		Name string `json:"name"`
+	}) bool {
+		return t.Name == "Bash"
+	})
+	text, block, stop := rep.text, map[string]any{"type": "text", "text": ""}, "end_turn"
+	if rep.bash != "" && !hasBash {
+		text = "ok"
+	}
+	var delta map[string]any
+	if rep.bash != "" && hasBash {
+		input := map[string]string{"command": rep.bash, "description": "run the prompt's command"}
+		args, _ := json.Marshal(input)
+		block = map[string]any{"type": "tool_use", "id": "toolu_fake_1", "name": "Bash", "input": map[string]any{}}
+		delta = map[string]any{"type": "input_json_delta", "partial_json": string(args)}
+		stop = "tool_use"
 	}
 	usage := map[string]any{"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	msg := map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake",
@@ -235,12 +255,15 @@ func (m *fakeModel) messages(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(msg)
 		return
 	}
+	if delta == nil {
+		delta = map[string]any{"type": "text_delta", "text": text}
+	}
 	startSSE(w)
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": msg})
-	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-	sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
+	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block})
+	sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
 	sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	sse(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 1}})
+	sse(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 1}})
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 

@@ -48,9 +48,9 @@ var envVars = slices.Concat([]envVar{
 	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
 }, harnessEnv(), []envVar{
 	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's and gemini's hooks) claims files through"},
-	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets (else a padrun-UID folder in the temp folder)"},
+	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets and folders of harness entries (else a padrun-UID folder in the temp folder)"},
 	{"XDG_STATE_HOME", "padrun's state folder is its padrun/ (else ~/.local/state/padrun): the untested harness releases it warned about"},
-	{"PATH", "where COMMAND is looked up"},
+	{"PATH", "where COMMAND is looked up, past padrun itself for a harness; the child's starts with padrun's folder of harness entries (see --no-nested-guard)"},
 	{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
 	{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},
 })

@@ -19,5 +19,5 @@ func main() {
 	if filepath.Base(os.Args[0]) == wrapper.FenceName {
 		os.Exit(wrapper.FenceMain(os.Args[1:])) // a session's fence, started by padrun (docs/spec.md §15)
 	}
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(mainArgs()))
 }

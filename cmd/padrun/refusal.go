@@ -169,8 +169,19 @@ func (w wording) holderLine(m *marker.Marker) string {
 // hint says what to do about a refusal of file (as shown): at a shell, a
 // command to paste; inside the harness (no queue), what to do there.
 func hint(e *marker.HeldError, file string, queue []string) string {
+	fork := ""
+	if e.Holder != nil {
+		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
+			fork = a.Held(pasteQuote(file))
+		}
+	}
 	if e.Kind == marker.HeldOuter {
-		return "the outer session already holds " + e.File + ": run the command there without a second guard, or guard another file"
+		// Read inside the session (an agent's own pi -c): what to do there
+		// instead, never "without a guard", which would fork the file.
+		if fork == "" {
+			return "this session writes it: start a new session instead, or guard another file"
+		}
+		return "this session writes it: start a new session instead, or " + fork
 	}
 	if e.Kind == marker.HeldUnreadable || (e.Kind == marker.HeldStuck && e.Holder != nil) {
 		return "check it with: padrun status " + pasteQuote(file) + "; if no session uses it: padrun unlock --force " + pasteQuote(file)
@@ -178,11 +189,8 @@ func hint(e *marker.HeldError, file string, queue []string) string {
 	if len(queue) == 0 {
 		return "open another session here, or come back to this one once its holder has ended"
 	}
-	fork := ""
-	if e.Holder != nil {
-		if a, ok := harness.Lookup(e.Holder.Harness); ok && a.Held != nil {
-			fork = a.Held(pasteQuote(file)) + ", or "
-		}
+	if fork != "" {
+		fork += ", or "
 	}
 	return fork + "queue: " + shellCommand(queue)
 }

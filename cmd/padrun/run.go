@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -85,6 +86,22 @@ func run(args []string) int {
 	return res.Code
 }
 
+// mainArgs are padrun's arguments, os.Args[1:]; started under a harness's
+// name (an entry of a session's folder of harness entries, or an alias made
+// by ln -s padrun ~/bin/pi), padrun runs as padrun -- NAME ARGS...
+// (docs/spec.md §7), and names itself again (its hooks, a refusal's hint)
+// by its executable.
+func mainArgs() []string {
+	name := filepath.Base(os.Args[0])
+	if !wrapper.IsHarnessCommand(name) {
+		return os.Args[1:]
+	}
+	if exe, err := os.Executable(); err == nil {
+		os.Args[0] = exe
+	}
+	return append([]string{"--", name}, os.Args[1:]...)
+}
+
 // runFlags holds the command-line settings of a run.
 type runFlags struct {
 	wrapper.Options
@@ -104,6 +121,7 @@ func (f *runFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Strict, "strict", false, "refuse when the session file cannot be named before the harness runs (a picker, claude --bg, codex --last)")
 	fs.BoolVar(&f.NoPin, "no-pin", false, "pass the harness's argv untouched, without pinning the resolved session")
 	fs.BoolVar(&f.NoCompanion, "no-companion", false, "load no companion into "+harness.List(harness.Companions(), "or")+": session switches inside the harness are then unguarded")
+	fs.BoolVar(&f.NoNestedGuard, "no-nested-guard", false, "leave PATH alone: a harness started inside the session (an agent's own pi -c) does not run under padrun")
 	fs.BoolVar(&f.Pty, "pty", false, "run the child on a new pseudo-terminal (for harnesses that need a tty)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "explain a refusal: the verdict and its reasoning")
 	fs.StringVar(&f.Transcript, "record", "", "write the session's output to `FILE` too (0600)")

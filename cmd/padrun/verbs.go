@@ -35,7 +35,7 @@ func init() {
 			summary: "Lists the registry's sessions, pad's and padrun's, newest first; dead ones only with --all. The table fits $COLUMNS, else the terminal's width; piped, nothing is cut."},
 		{name: "prune", max: 0, setup: setupPrune,
 			short:   "remove dead records",
-			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left (one named by an earlier release once a minute old); one that processes of the dead session still live in is kept, and they are named."},
+			summary: "Removes dead records, and unknown ones older than --older-than; never alive ones. Prints pad's summary line. Also removes the empty cgroups that padruns killed by SIGKILL left (one named by an earlier release once a minute old); one that processes of the dead session still live in is kept, and they are named. And the folders of harness entries that they left in the control folder."},
 		{name: "doctor", max: 0, setup: setupDoctor,
 			short:   "say what this machine's padrun guards",
 			summary: "Says what padrun guards here: the registry folder, cgroup delegation, etcd when --etcd or $PADRUN_ETCD names it, and each harness padrun knows that is on PATH, with its release against the tested ones, whether its companion loads here (checked as a run checks it) and how each of its modes is guarded (docs/harnesses.md). Exit 0 when everything found is guarded, 1 when something is not, 125 on errors."},
@@ -350,6 +350,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %v\n", err)
 	}
+	wrapper.PruneShims(wrapper.ReadEnv()) // Best effort: folders of harness entries that dead padruns left
 	if asJSON {
 		writeJSON(stdout, struct {
 			registry.PruneResult

@@ -40,23 +40,32 @@ func place(boot, machine, namespaces string) string {
 // it into place: .padrun-<pid>-<start token>-<place>-<random>.tmp, about
 // 60 characters, whatever the name it replaces. It carries its writer, so that a file left by a writer
 // killed before the move can be proven dead (TempDead) and removed.
-func TempName() string {
+func TempName() string { return TaggedName(tempPrefix, tempSuffix) }
+
+// TaggedName is a fresh name that carries this process as TempName's do:
+// prefix, then <pid>-<start token>-<place>-<random>, then suffix. A thing
+// so named that its writer left behind is proven left by TaggedDead.
+func TaggedName(prefix, suffix string) string {
 	token, where := writer()
 	var b [4]byte
 	rand.Read(b[:]) // Best effort: never fails on the systems padrun runs on; a clash fails the exclusive create.
-	return tempPrefix + strconv.Itoa(os.Getpid()) + "-" + token + "-" + where + "-" + hex.EncodeToString(b[:]) + tempSuffix
+	return prefix + strconv.Itoa(os.Getpid()) + "-" + token + "-" + where + "-" + hex.EncodeToString(b[:]) + suffix
 }
 
 // TempDead reports whether name is a TempName whose writer is proven gone:
 // written in this boot, on this machine and in these namespaces (its place
 // is ours), by a pid that is gone, reused or a zombie. Any other name, and
 // a writer that is alive or cannot be checked from here, is not.
-func TempDead(name string) bool {
-	rest, ok := strings.CutPrefix(name, tempPrefix)
+func TempDead(name string) bool { return TaggedDead(tempPrefix, tempSuffix, name) }
+
+// TaggedDead reports whether name is a TaggedName(prefix, suffix) whose
+// writer is proven gone, by TempDead's rules.
+func TaggedDead(prefix, suffix, name string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return false
 	}
-	if rest, ok = strings.CutSuffix(rest, tempSuffix); !ok {
+	if rest, ok = strings.CutSuffix(rest, suffix); !ok {
 		return false
 	}
 	f := strings.Split(rest, "-")

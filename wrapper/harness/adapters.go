@@ -74,6 +74,10 @@ var adapters = []Adapter{
 			Conflict: "claude is given --settings of its own: padrun cannot add its hooks",
 		},
 		Records: claudeLiveRecords,
+		// --fork-session only reads the source (claude.go).
+		Held: func(f string) string {
+			return "fork it instead (claude -r " + strings.TrimSuffix(strings.TrimRight(filepath.Base(f), "'"), ".jsonl") + " --fork-session)"
+		},
 	},
 	{
 		Name: "codex", Agent: "codex", read: codex,

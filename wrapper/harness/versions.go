@@ -98,7 +98,7 @@ func installedVersion(argv0 string, env Env, packages []string) string {
 	if len(packages) == 0 {
 		return ""
 	}
-	path, err := supervise.LookPath(argv0, env.Getenv("PATH"))
+	path, err := supervise.LookPathNotSelf(argv0, env.Getenv("PATH"))
 	if err != nil {
 		return ""
 	}
