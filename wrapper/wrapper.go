@@ -239,6 +239,9 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	s.holdPicker(r.plan.Picker)
+	// Armed before the control socket serves: a companion's greeting is read
+	// by the socket's goroutines, which start after this.
+	s.armGreeting(r)
 	if r.ctlDir != "" {
 		ctl, err := startControl(r.ctlDir, s.self.Pid, s.handleControl)
 		if err != nil {
@@ -259,7 +262,6 @@ func Run(o Options) (Result, error) {
 	defer s.follow()() // a rename from the acquire on is seen
 	// The watch starts before the child: a file it creates at once is seen.
 	// With a companion it is the fallback until the companion greets.
-	s.armGreeting(r)
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
 	defer s.startLeases(r.plan.Lease)()

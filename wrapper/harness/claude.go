@@ -208,9 +208,12 @@ func claude(argv []string, env Env) Plan {
 			// ms from the load to the write). So padrun holds every free
 			// session of the project while the picker is open, and refuses
 			// a held one as claude loads it (docs/spec.md §4.2).
+			// The sessions held elsewhere are leased too (as gemini's, Lease):
+			// claude's open of one for writing waits in the kernel until
+			// padrun has refused it, however late padrun sees the load.
 			if !env.NoCompanion && !a.print {
 				p.Picker = &Picker{Files: claudeSessions(dir), Signal: filepath.Join(abs(config, env), "sessions")}
-				p.Watch = []Watch{watch}
+				p.Watch, p.Lease = []Watch{watch}, []Watch{watch}
 				return p
 			}
 			p.Unknown = "--resume without a session id opens a picker"
