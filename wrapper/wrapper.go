@@ -208,6 +208,8 @@ func Run(o Options) (Result, error) {
 	notify(sigs, supervise.AbortSignals)
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
+	said := &reminders{}
+	o.Log = o.Log.Hook(said)
 
 	s, r, err := prepareAbortable(ctx, o)
 	if err != nil {
@@ -270,8 +272,7 @@ func Run(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer remindUntested(o, r)()
-	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
+	defer said.repeat(o, r.plan)() // last, once the terminal is restored
 	defer s.remindGreeting()()
 	defer child.Close() // the terminal is restored on every path, before cleanup
 	s.fenceChild(child)
@@ -536,19 +537,6 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		return Result{}, st.Err // never the zero status of a child whose end is unknown
 	}
 	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
-}
-
-// remindUnknown returns what says, once an interactive harness on a
-// terminal has ended, that its session file was unknown: the warning given
-// before it started may have been drawn over by its screen, and scrolled out
-// of sight; said again after it, it stays in view.
-func remindUnknown(o Options, plan harness.Plan) func() {
-	if plan.Unknown == "" || plan.Mode != harness.ModeInteractive || !isTerminal(o.Stderr) {
-		return func() {}
-	}
-	return func() {
-		o.Log.Warn().Str("harness", plan.Harness).Msg("this run's session file was unknown before " + plan.Harness + " ran (" + plan.Unknown + "): it was guarded by the registry record only")
-	}
 }
 
 // isTerminal tells whether w, an *os.File or a writer in front of one,
