@@ -293,9 +293,6 @@ type run struct {
 	env    []string // the child's environment
 	// transcript is --record's file, once opened.
 	transcript io.Writer
-	// untested is the warning that the harness's release is not a tested
-	// one, when it was given.
-	untested string
 
 	companion string // the harness whose companion was asked for, or ""
 }
@@ -422,7 +419,7 @@ func (s *session) resolve(r *run) error {
 	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive && !claimed && !leased {
 		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed)
 	}
-	r.untested = warnUntested(o, plan)
+	warnUntested(o, plan)
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.
 	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
 		Str("mode", plan.Mode).Strs("files", files).Msg("run")
