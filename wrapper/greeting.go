@@ -1,7 +1,10 @@
 package wrapper
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +44,7 @@ type greeting struct {
 	interactive bool          // the clock waits for the first claimed file
 	deferWarn   bool          // say it once the harness's screen is gone
 	database    bool          // sessions are rows of a database: no folder watch
+	startLocks  string        // harness.Plan.StartLocks
 
 	muted atomic.Bool // the watch's unowned files are the companion's business now
 
@@ -50,6 +54,8 @@ type greeting struct {
 	decided   bool
 	claimed   bool
 	timer     *time.Timer
+	held      bool   // the clock ran out while the harness's start held the companion back
+	ended     bool   // the child has ended: the clock runs no more
 	later     string // the warning, said after the harness's screen
 }
 
@@ -68,7 +74,8 @@ func (s *session) armGreeting(r *run) {
 	// the child, whose plugins load as it starts, before any screen.
 	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
 	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
-		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database}
+		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database,
+		startLocks: r.plan.StartLocks}
 }
 
 // greetingWatch names how to stop the fallback watch.
@@ -102,9 +109,65 @@ func (g *greeting) startClock(s *session) {
 	if g.timer != nil || g.greeted || g.decided {
 		return
 	}
-	g.timer = time.AfterFunc(g.wait, func() {
+	g.timer = time.AfterFunc(g.wait, s.clockOut)
+}
+
+// startPoll is how often a clock that ran out while the harness's start
+// held its companion back looks again.
+const startPoll = 250 * time.Millisecond
+
+// clockOut is the end of the clock. While the harness's start still holds
+// the companion back (a lock of the child's tree in harness.Plan.StartLocks:
+// opencode installing its plugin package, at a first start or on a slow
+// network), no companion could have greeted yet: the clock waits, then runs
+// again in full from the moment the companion could first load.
+func (s *session) clockOut() {
+	g := s.greet
+	busy := startLocked(g.startLocks, s.self.Pid)
+	g.mu.Lock()
+	if g.greeted || g.decided || g.ended {
+		g.mu.Unlock()
+		return
+	}
+	switch {
+	case busy:
+		if !g.held {
+			s.o.Log.Debug().Str("harness", g.harness).Str("locks", g.startLocks).Msg("the companion's clock waits: the harness's start holds it back")
+		}
+		g.held = true
+		g.timer.Reset(startPoll)
+	case g.held:
+		g.held = false
+		g.timer.Reset(g.wait)
+	default:
+		g.mu.Unlock()
 		s.neverGreeted(fmt.Sprintf("did not greet padrun within %s", g.wait), true)
-	})
+		return
+	}
+	g.mu.Unlock()
+}
+
+// startLocked reports whether a process of root's tree holds a lock in
+// dir, where each lock is a folder NAME.lock whose meta.json names its
+// holder's pid.
+func startLocked(dir string, root int) bool {
+	if dir == "" {
+		return false
+	}
+	locks, _ := filepath.Glob(filepath.Join(dir, "*.lock", "meta.json")) // Best effort: no folder, no lock.
+	for _, m := range locks {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue // released meanwhile
+		}
+		var meta struct {
+			Pid int `json:"pid"`
+		}
+		if json.Unmarshal(b, &meta) == nil && meta.Pid > 0 && ofTree(meta.Pid, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // hello marks the companion as greeted: any request it sends does.
@@ -158,6 +221,7 @@ func (s *session) greetingEnded() {
 		return
 	}
 	g.mu.Lock()
+	g.ended = true
 	if g.timer != nil {
 		g.timer.Stop()
 	}

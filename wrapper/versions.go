@@ -85,13 +85,3 @@ func ownDir(dir string) bool {
 	fi, err := os.Lstat(dir)
 	return err == nil && fi.IsDir() && fi.Mode().Perm()&0o022 == 0
 }
-
-// remindUntested returns what says the untested-release warning again once
-// an interactive harness on a terminal has ended: its screen may have drawn
-// over the first, which is given only once per release.
-func remindUntested(o Options, r *run) func() {
-	if r.untested == "" || r.plan.Mode != harness.ModeInteractive || !isTerminal(o.Stderr) {
-		return func() {}
-	}
-	return func() { o.Log.Warn().Msg(r.untested) }
-}

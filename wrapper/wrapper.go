@@ -211,6 +211,8 @@ func Run(o Options) (Result, error) {
 	notify(sigs, supervise.AbortSignals)
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
+	said := &reminders{}
+	o.Log = o.Log.Hook(said)
 
 	s, r, err := prepareAbortable(ctx, o)
 	if err != nil {
@@ -276,8 +278,7 @@ func Run(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer remindUntested(o, r)()
-	defer remindUnknown(o, r.plan)() // last, once the terminal is restored
+	defer said.repeat(o, r.plan)() // last, once the terminal is restored
 	defer s.remindGreeting()()
 	defer child.Close() // the terminal is restored on every path, before cleanup
 	s.fenceChild(child)
@@ -298,9 +299,6 @@ type run struct {
 	env    []string // the child's environment
 	// transcript is --record's file, once opened.
 	transcript io.Writer
-	// untested is the warning that the harness's release is not a tested
-	// one, when it was given.
-	untested string
 
 	companion string // the harness whose companion was asked for, or ""
 }
@@ -431,7 +429,7 @@ func (s *session) resolve(r *run) error {
 	if a, _ := harness.Lookup(plan.Harness); a.Unvetoed != "" && plan.Mode == harness.ModeInteractive && !claimed && !leased {
 		o.Log.Warn().Str("harness", plan.Harness).Msg(a.Unvetoed)
 	}
-	r.untested = warnUntested(o, plan)
+	warnUntested(o, plan)
 	// Only argv[0] is logged: the rest may hold a prompt, which is private.
 	o.Log.Debug().Str("command", filepath.Base(plan.Argv[0])).Str("harness", plan.Harness).
 		Str("mode", plan.Mode).Strs("files", files).Msg("run")
@@ -546,19 +544,6 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		return Result{}, st.Err // never the zero status of a child whose end is unknown
 	}
 	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
-}
-
-// remindUnknown returns what says, once an interactive harness on a
-// terminal has ended, that its session file was unknown: the warning given
-// before it started may have been drawn over by its screen, and scrolled out
-// of sight; said again after it, it stays in view.
-func remindUnknown(o Options, plan harness.Plan) func() {
-	if plan.Unknown == "" || plan.Mode != harness.ModeInteractive || !isTerminal(o.Stderr) {
-		return func() {}
-	}
-	return func() {
-		o.Log.Warn().Str("harness", plan.Harness).Msg("this run's session file was unknown before " + plan.Harness + " ran (" + plan.Unknown + "): it was guarded by the registry record only")
-	}
 }
 
 // isTerminal tells whether w, an *os.File or a writer in front of one,

@@ -26,6 +26,8 @@ func scriptCmds() map[string]scriptCmd {
 	return map[string]scriptCmd{
 		// waitfor FORM ARG...: wait, with a deadline, for a process, a file, a line or a pane (below).
 		"waitfor": cmdWaitfor,
+		// warns REGEXP...: the warnings the script calls for; any other fails it at its end (warnings_test.go).
+		"warns": cmdWarns,
 		// start NAME [-stdin=F] [-stdout=F] [-stderr=F] [-rpc=PROMPT] [VAR=v...] PROG [ARG...]: PROG in the background.
 		"start": cmdStart,
 		// run STATUS [-stdin=F] [-stdout=F] [VAR=v...] PROG [ARG...]: PROG in the foreground, ending with STATUS.

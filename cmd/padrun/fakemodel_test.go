@@ -52,6 +52,19 @@ func startFakeModel(work, logFile string) (*fakeModel, error) {
 	})
 	mux.HandleFunc("/v1/responses", m.responses)
 	mux.HandleFunc("/v1beta/models/", m.gemini)
+	// A registry as slow as a first install on a slow network:
+	// /npm-hold/GATE/... is held until the folder $WORK/GATE exists (at
+	// most 2 minutes), then refused.
+	mux.HandleFunc("/npm-hold/", func(w http.ResponseWriter, r *http.Request) {
+		m.logf("%s %s held", r.Method, r.URL.Path)
+		gate, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/npm-hold/"), "/")
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && r.Context().Err() == nil; time.Sleep(50 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(work, gate)); err == nil {
+				break
+			}
+		}
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		m.logf("%s %s unhandled", r.Method, r.URL.Path)
 		http.NotFound(w, r)

@@ -98,6 +98,7 @@ func TestHarnesses(t *testing.T) {
 			setup := p.Setup
 			p.Setup = func(env *testscript.Env) error {
 				c.setup(env.Setenv)
+				countWarnings(env)
 				return setup(env)
 			}
 			p.Condition = c.condition

@@ -53,6 +53,9 @@ func (f logFlags) logger(stderr io.Writer) (logs, error) {
 	}
 	l := newLogger(f, out)
 	l.Logger, l.file = l.Level(lvl), file
+	if warnHook != nil {
+		l.Logger = l.Hook(warnHook)
+	}
 	return l, nil
 }
 

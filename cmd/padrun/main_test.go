@@ -65,6 +65,9 @@ func testPadrun() {
 	if d, err := time.ParseDuration(os.Getenv("PADRUN_TEST_GREETING")); err == nil {
 		greetingWait = d
 	}
+	if f := os.Getenv("PADRUN_TEST_WARNINGS"); f != "" {
+		warnHook = warnings(f)
+	}
 	main()
 }
 

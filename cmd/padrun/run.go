@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
 	"github.com/padrun/padrun/marker"
@@ -33,6 +34,10 @@ const (
 // greetingWait is how long a companion has to greet padrun (0: the
 // default); only the tests change it.
 var greetingWait time.Duration
+
+// warnHook is told every warning padrun gives; only the tests set it, to
+// count them.
+var warnHook zerolog.Hook
 
 // usageHint is what a bad command line of the run is told.
 const usageHint = "padrun [flags] -- COMMAND [ARG...]; see padrun --help"

@@ -87,6 +87,11 @@ type Plan struct {
 	// Picker is the harness's start-up picker, when it opens one whose
 	// pick it writes to before its companion can be asked; nil otherwise.
 	Picker *Picker
+	// StartLocks is the folder where the harness keeps a lock while its
+	// start holds its companion back (opencode's install of its plugin
+	// package, which every plugin's load awaits): the companion's
+	// greeting clock waits while the child's tree holds one there.
+	StartLocks string
 }
 
 // Picker is what padrun holds while a harness's start-up picker is open

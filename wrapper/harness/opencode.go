@@ -110,6 +110,18 @@ func SessionArg(arg string, env Env) (guard string, ok bool) {
 	return "", false
 }
 
+// startLocks is where the harness keeps its locks (1.17.19, 1.18.33, kilo
+// 7.7.7 and 7.7.9 EffectFlock: $XDG_STATE_HOME/opencode/locks, else
+// ~/.local/state/opencode/locks; one folder per lock, its meta.json naming
+// the holder's pid). Its start installs @opencode-ai/plugin into each of its
+// config folders under such a lock (Npm.install, "npm-install:DIR"), and no
+// plugin loads before that install has ended (Plugin.state awaits
+// Config.waitForDependencies): on a first start, or a slow network, the
+// companion greets only then.
+func (h dbHarness) startLocks(env Env) string {
+	return filepath.Join(abs(cmp.Or(env.Getenv("XDG_STATE_HOME"), filepath.Join(env.Home, ".local", "state")), env), h.name, "locks")
+}
+
 // db is the database the harness opens, as its Database.path of 1.18.33
 // (kilo 7.7.9 the same with its names): $OPENCODE_DB, absolute or under
 // the data folder ($XDG_DATA_HOME/opencode, else ~/.local/share/opencode),
@@ -315,6 +327,7 @@ func (h dbHarness) read(argv []string, env Env) Plan {
 		return p
 	}
 	p.CompanionEnv = []string{"PADRUN_SESSIONS=" + GuardFolder(db)}
+	p.StartLocks = h.startLocks(env)
 	if a.command == "run" {
 		// run cannot go on without its session: a refused claim ends it.
 		p.CompanionEnv = append(p.CompanionEnv, "PADRUN_STOP=1")
