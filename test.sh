@@ -116,4 +116,4 @@ fi
 # Race-instrumented binaries sleep a second at exit by default, and every
 # padrun and fake harness the tests start is one.
 export GORACE="${GORACE:-atexit_sleep_ms=0}"
-exec go test -race -count=1 -timeout 45m ./... "$@"
+exec go test -race -count=1 -timeout 75m ./... "$@"
