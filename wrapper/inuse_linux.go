@@ -48,26 +48,20 @@ func ofTree(pid, root int) bool { return watch.OfTree(pid, root) }
 // folders it watches: a harness's in-use lock is learned while its writer
 // lives, however soon that writer is killed.
 type inUseNotify struct {
-	in, quitR, quitW int
-	mu               sync.Mutex
-	dirs             map[int]string
-	done             chan struct{}
+	*notifier
+	mu   sync.Mutex
+	dirs map[int]string
 }
 
 // startInUseNotify tells found of every file made in the folders it
 // watches; where the kernel's queue overflowed, of every folder, and
 // overflow too.
 func startInUseNotify(found func(dir string), overflow func()) *inUseNotify {
-	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-	if err != nil {
+	base := newNotifier()
+	if base == nil {
 		return nil // the job's look every second stays
 	}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		unix.Close(in)
-		return nil
-	}
-	n := &inUseNotify{in: in, quitR: p[0], quitW: p[1], dirs: map[int]string{}, done: make(chan struct{})}
+	n := &inUseNotify{notifier: base, dirs: map[int]string{}}
 	go n.loop(found, overflow)
 	return n
 }
@@ -87,36 +81,28 @@ func (n *inUseNotify) add(dir string) {
 }
 
 func (n *inUseNotify) loop(found func(dir string), overflow func()) {
-	defer close(n.done)
-	buf := make([]byte, 64<<10)
-	fds := []unix.PollFd{{Fd: int32(n.in), Events: unix.POLLIN}, {Fd: int32(n.quitR), Events: unix.POLLIN}}
-	for {
-		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
-			return
-		}
-		if fds[1].Revents != 0 {
-			return
-		}
-		seen, overflowed := map[string]bool{}, false
-		watch.ReadEvents(n.in, buf, func(ev *unix.InotifyEvent, _ string) {
-			n.mu.Lock()
-			defer n.mu.Unlock()
-			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-				overflowed = true // what was lost may be in any folder
-				for _, dir := range n.dirs {
-					seen[dir] = true
-				}
-			} else if dir, ok := n.dirs[int(ev.Wd)]; ok {
+	seen, overflowed := map[string]bool{}, false
+	n.run(64<<10, func(ev *unix.InotifyEvent, _ string) {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+			overflowed = true // what was lost may be in any folder
+			for _, dir := range n.dirs {
 				seen[dir] = true
 			}
-		})
+		} else if dir, ok := n.dirs[int(ev.Wd)]; ok {
+			seen[dir] = true
+		}
+	}, func() {
 		for dir := range seen {
 			found(dir)
 		}
 		if overflowed {
 			overflow()
 		}
-	}
+		clear(seen)
+		overflowed = false
+	})
 }
 
 // stop ends the watch. It must not be called while found may wait for
@@ -125,9 +111,5 @@ func (n *inUseNotify) stop() {
 	if n == nil {
 		return
 	}
-	unix.Write(n.quitW, []byte{0}) // Best effort: wakes the loop.
-	<-n.done
-	unix.Close(n.in)
-	unix.Close(n.quitR)
-	unix.Close(n.quitW)
+	n.notifier.stop()
 }

@@ -107,3 +107,39 @@ func TestFollower_Overflow(t *testing.T) {
 	receive(t, overflowed, "overflow told")
 	receive(t, checked, "check after the overflow")
 }
+
+// TestClaimNotify_Overflow: the claim watch of copilot's session folders
+// looks in every one of them again when the kernel's queue overflowed, so
+// a lock written while events were lost is still claimed (docs/spec.md §5,
+// rule 10). It fails with the overflow ignored.
+func TestClaimNotify_Overflow(t *testing.T) {
+	state := t.TempDir()
+	a, b := filepath.Join(state, "a"), filepath.Join(state, "b")
+	os.Mkdir(a, 0o700)
+	os.Mkdir(b, 0o700)
+	found, entered, release := make(chan string, 16), make(chan bool), make(chan bool)
+	first := true
+	n := startClaimNotify(state, func(dir string) {
+		if first { // the loop waits here while the queue fills
+			first = false
+			entered <- true
+			<-release
+			return
+		}
+		found <- dir
+	})
+	if n == nil {
+		t.Fatal("no inotify")
+	}
+	defer n.stop()
+	os.WriteFile(filepath.Join(a, "start"), nil, 0o600)
+	receive(t, entered, "first event")
+	floodRenames(t, a)
+	os.WriteFile(filepath.Join(b, "inuse.1.lock"), nil, 0o600) // dropped
+	close(release)
+	for {
+		if dir := receive(t, found, "look in "+b); dir == b {
+			return
+		}
+	}
+}
