@@ -33,10 +33,10 @@ import (
 // harness) and padrun exits 75 with the refusal. Fail closed.
 
 // followDelay is how long the child runs before its files are watched,
-// when each one exists and its inode is held. Closing an inotify instance
-// waits for the kernel's grace period (0.1 ms idle, tens of ms under load):
-// a child gone by then costs none, and what moved meanwhile is found by the
-// follower's first check, from the held descriptors. A file not there yet
+// when each one exists and its inode is held: a child gone by then costs
+// no inotify instance at all (whose end is handed to wrapper/retire), and
+// what moved meanwhile is found by the follower's first check, from the
+// held descriptors. A file not there yet
 // is watched at once: its creation must be seen, to hold its inode before
 // it can be renamed.
 const followDelay = 5 * time.Millisecond

@@ -15,6 +15,7 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/retire"
 	"github.com/padrun/padrun/wrapper/watch"
 )
 
@@ -92,8 +93,9 @@ func (s *session) startLeases(ws []harness.Watch) (stop func()) {
 
 func (l *leases) stop() {
 	close(l.quit)
-	l.in.Close() // ends read
+	l.in.SetReadDeadline(time.Unix(1, 0)) // ends read
 	l.wg.Wait()
+	retire.CloseFile(l.in)
 	signal.Stop(l.sig)
 	for _, f := range l.files {
 		if f != nil {

@@ -3,6 +3,7 @@ package wrapper
 import (
 	"golang.org/x/sys/unix"
 
+	"github.com/padrun/padrun/wrapper/retire"
 	"github.com/padrun/padrun/wrapper/watch"
 )
 
@@ -48,7 +49,7 @@ func (n *notifier) run(size int, event func(ev *unix.InotifyEvent, name string),
 
 // close releases the descriptors of a notifier whose loop never started.
 func (n *notifier) close() {
-	unix.Close(n.in)
+	retire.Close(n.in)
 	unix.Close(n.quitR)
 	unix.Close(n.quitW)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/retire"
 )
 
 // Version is padrun's version, recorded in markers and records. Release
@@ -206,6 +207,7 @@ type session struct {
 func Run(o Options) (Result, error) {
 	// The handlers stay installed after Run returns: padrun exits right
 	// after, and a signal that arrives during cleanup must not cut it short.
+	defer retire.Hand() // last: the kernel's cost of the watches is not padrun's exit's
 	sigs := make(chan os.Signal, 16)
 	supervise.KeepIgnored()
 	notify(sigs, supervise.AbortSignals)

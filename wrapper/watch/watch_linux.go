@@ -15,6 +15,7 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/retire"
 )
 
 // watcher follows the watched folders: inotify for new files and writes,
@@ -95,7 +96,7 @@ func newWatcher(ws []harness.Watch, now time.Time, root int, ev Events) (*watche
 }
 
 func (w *watcher) close() {
-	unix.Close(w.in)
+	retire.Close(w.in)
 	if w.fan != nil {
 		w.fan.close()
 	}

@@ -1,0 +1,7 @@
+package retire
+
+// Hand has nothing to hand: there is no inotify here.
+func Hand() {}
+
+// Main is the process Hand starts: none here.
+func Main() int { return 0 }
