@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -46,8 +47,18 @@ func (s *session) nestedGuard(r *run) (remove func()) {
 		return func() {}
 	}
 	r.env = prependPath(r.env, dir)
-	return func() {
-		os.RemoveAll(dir) // Best effort: one left is removed by a later run once this one is proven dead.
+	return func() { removeShims(dir) } // Best effort: one left is removed by a later run once this one is proven dead.
+}
+
+// removeShims removes the run's folder of harness entries: each entry by
+// its name, then the folder; what else is in it, after (os.RemoveAll alone
+// tries each name as a folder first, three system calls more).
+func removeShims(dir string) {
+	for _, name := range harness.Names() {
+		os.Remove(filepath.Join(dir, name)) // Best effort: the folder's removal says.
+	}
+	if syscall.Rmdir(dir) != nil {
+		os.RemoveAll(dir) // Best effort.
 	}
 }
 
@@ -68,13 +79,15 @@ func makeShims(runtimeDir string) (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", err
 	}
-	if err := os.Chmod(dir, 0o700); err != nil { // whatever the umask
-		os.Remove(dir) // Best effort.
-		return "", err
+	if fi, err := os.Lstat(dir); err != nil || fi.Mode().Perm() != 0o700 { // a umask that took the owner's bits
+		if err := os.Chmod(dir, 0o700); err != nil {
+			os.Remove(dir) // Best effort.
+			return "", err
+		}
 	}
 	for _, name := range harness.Names() {
 		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
-			os.RemoveAll(dir) // Best effort.
+			removeShims(dir)
 			return "", err
 		}
 	}

@@ -22,11 +22,11 @@ var rounds = flag.Int("rounds", 10, "runs of each command in the side-by-side be
 var baseline = flag.String("baseline", "", "another padrun binary that BenchmarkOverhead runs beside this one")
 
 // buildPadrun builds the real binary, as users run it, once per benchmark.
-func buildPadrun(b *testing.B) string { return buildHere(b, "padrun", ".") }
+func buildPadrun(b testing.TB) string { return buildHere(b, "padrun", ".") }
 
 // buildHere builds the main package in dir of this module, static as
 // released: no dynamic loader at start.
-func buildHere(b *testing.B, name, dir string) string {
+func buildHere(b testing.TB, name, dir string) string {
 	b.Helper()
 	out := filepath.Join(b.TempDir(), name)
 	cmd := exec.Command("go", "build", "-o", out, dir)
