@@ -90,12 +90,12 @@ func (s *session) loadCompanion(c *harness.CompanionSpec, plan *harness.Plan, wr
 			load.Hook = harness.ShellQuote(self) + " " + c.Hook
 		}
 	}
-	if env, b := c.Settings(load.Hook); err == nil && env != "" {
+	if env, b := c.Settings(load.Hook); err == nil && b != nil {
 		var path string
-		if path, err = write(dir, name+"-settings", ".json", b); err == nil {
+		if path, err = write(dir, name+"-settings", ".json", b); err == nil && env != "" {
 			plan.CompanionEnv = append(plan.CompanionEnv, env+"="+path)
-			load.Settings = path
 		}
+		load.Settings = path
 	}
 	if err != nil {
 		return "", "", err

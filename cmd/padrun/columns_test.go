@@ -33,6 +33,7 @@ var harnessPackages = map[string]string{
 	"copilot":  "@github/copilot",
 	"opencode": "opencode-ai",
 	"kilo":     "@kilocode/cli",
+	"droid":    "@factory/cli",
 }
 
 // coreHarnesses are the harnesses that every harness script may use; a

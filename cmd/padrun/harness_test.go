@@ -189,6 +189,9 @@ func fakeModelEnv(m *fakeModel, work, home, harnessDir string) (map[string]strin
 		"XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state"),
 	}
+	if err := droidFakeModel(m, work, env); err != nil {
+		return nil, err
+	}
 	for _, p := range []string{"OPENCODE", "KILO"} {
 		env[p+"_CONFIG"] = ocConfig
 		for _, flag := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_SHARE", "DISABLE_LSP_DOWNLOAD"} {
@@ -380,4 +383,19 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s has no string or number %s", args[1], args[2])
 	}
 	setenv(ts, args[0], v)
+}
+
+// droidFakeModel points Factory droid at m: a custom model (OpenAI chat
+// completions) in $WORK/factory-home/.factory/settings.json, its default,
+// in airgap mode (no call to Factory's API).
+func droidFakeModel(m *fakeModel, work string, env map[string]string) error {
+	home := filepath.Join(work, "factory-home")
+	if err := os.MkdirAll(filepath.Join(home, ".factory"), 0o700); err != nil {
+		return err
+	}
+	settings := `{"customModels":[{"model":"fake-model","displayName":"fake","baseUrl":"` + m.URL + `/v1","apiKey":"fake-key",` +
+		`"provider":"generic-chat-completion-api","maxOutputTokens":4096}],"sessionDefaultSettings":{"model":"custom:fake-0"}}`
+	env["FACTORY_HOME_OVERRIDE"], env["FACTORY_AIRGAP_ENABLED"] = home, "1"
+	env["FACTORY_DROID_AUTO_UPDATE_ENABLED"] = "false"
+	return os.WriteFile(filepath.Join(home, ".factory", "settings.json"), []byte(settings), 0o600)
 }

@@ -181,6 +181,34 @@ var adapters = []Adapter{
 		Unvetoed: "copilot's in-app /resume switches sessions before any hook padrun could refuse it from runs: " +
 			"a session opened so is guarded by the registry record only",
 	},
+	{
+		Name: "droid", Agent: "droid", read: droid,
+		Env: []EnvVar{
+			{"FACTORY_HOME_OVERRIDE", "Factory droid's home, holding .factory (default ~)"},
+			{"FACTORY_ENV", "Factory droid's environment: another than production moves its folder"},
+		},
+		Sessions: Sessions{
+			Folder:  "$FACTORY_HOME_OVERRIDE (else ~)/.factory/sessions/<enc(cwd)>/",
+			Pattern: "*.jsonl",
+			Ranking: "--last: droid's own session index, which padrun does not read (its companion claims the session droid opens)",
+		},
+		Packages: []string{"@factory/cli", "@factory/cli-linux-x64"},
+		Oldest:   "0.215.0", Newest: "0.225.2",
+		Companion: &CompanionSpec{
+			// Its settings file is a path (--settings FILE): padrun writes
+			// it into its control folder. SessionStart cannot cancel: a
+			// refused claim ends droid before it writes.
+			LoadedBy: "--settings", Hook: "companion droid-hook",
+			settings: droidHookSettings,
+			load:     func(argv []string, l Load) ([]string, bool) { return WithDroidCompanion(argv, l.Settings) },
+			wanted:   func(p Plan) bool { return p.Mode != "" },
+			Conflict: "droid is given --settings of its own: padrun cannot add its hooks",
+		},
+		// --fork only reads the source (droid.go).
+		Held: func(f string) string {
+			return "fork it instead (droid --fork " + strings.TrimSuffix(strings.TrimRight(filepath.Base(f), "'"), ".jsonl") + ")"
+		},
+	},
 	dbAdapter(opencodeNames, "opencode", []string{"opencode-ai"}, "1.17.19", "1.18.33"),
 	dbAdapter(kiloNames, "kilo", []string{"@kilocode/cli", "@kilocode/cli-linux-x64"}, "7.7.7", "7.7.9"),
 	{

@@ -29,7 +29,8 @@ type CompanionSpec struct {
 	// SettingsEnv, when set, is the variable that names a settings file of
 	// the harness's own: padrun writes settings(hook) into its control
 	// folder as HARNESS-settings-VERSION-HASH.json and points the variable
-	// at it.
+	// at it. settings without SettingsEnv: the file is written all the
+	// same, and Load.Settings names it to load (droid's --settings FILE).
 	SettingsEnv string
 	settings    func(hook string) []byte
 	// occupied reports whether the settings file SettingsEnv would replace
@@ -47,7 +48,8 @@ type CompanionSpec struct {
 }
 
 // Settings returns the settings file that loads the hook command hook, and
-// the variable that names it; "" when the harness takes no such file.
+// the variable that names it: nil when the harness takes no such file, ""
+// when argv names it (droid's --settings FILE, Load.Settings).
 func (c *CompanionSpec) Settings(hook string) (env string, b []byte) {
 	if c.settings == nil {
 		return "", nil

@@ -62,7 +62,15 @@ var modeTable = map[string][]Guard{
 	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloCleanup),
 		unknown(ModeTUIStart, kiloCleanup),
 		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloCleanup+"; a kilo run attached to a running daemon is the daemon's to guard")},
+	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
+		guarded(ModeTUIStart, "droid_tui"), unknown(ModePicker, droidSwitch), unknown(ModeInAppSwap, droidSwitch)},
 }
+
+// What leaves droid's modes untested offline (docs/harnesses.md).
+const (
+	droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
+	droidSwitch     = "its SessionStart hook runs before droid writes to the session it opens (measured), and padrun's hook claims it; no test yet"
+)
 
 // What opencode and kilo do to a session before the first hook of a turn
 // (docs/harnesses.md): a turn into a held session is refused, but rows of

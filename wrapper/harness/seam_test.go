@@ -46,7 +46,10 @@ func incomplete(a Adapter) error {
 		need(c.LoadedBy != "", "the companion's loading flag")
 		need(c.load != nil && c.wanted != nil, "how argv loads the companion, and when")
 		need((c.Script != nil) == (c.ScriptName != ""), "the companion script's name")
-		need((c.settings != nil) == (c.SettingsEnv != ""), "the variable that names the companion's settings file")
+		// A settings file is named by a variable, or by the flag that
+		// loads it (droid's --settings FILE).
+		need(c.SettingsEnv == "" || c.settings != nil, "the companion's settings file")
+		need(c.settings == nil || c.SettingsEnv != "" || strings.HasPrefix(c.LoadedBy, "-"), "the variable or flag that names the companion's settings file")
 		need(c.Script != nil || c.Hook != "", "a companion script or hook")
 		need(c.CanCancel || c.Hook != "", "a companion that cancels, or a hook padrun ends the harness from")
 	}
