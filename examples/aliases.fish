@@ -24,3 +24,6 @@ end
 function kilo --wraps kilo --description 'kilo under padrun'
     padrun -- kilo $argv
 end
+function droid --wraps droid --description 'droid under padrun'
+    padrun -- droid $argv
+end
