@@ -39,6 +39,8 @@ func unknown(mode, why string) Guard { return Guard{Mode: mode, Why: why} }
 var modeTable = map[string][]Guard{
 	"pi": {guarded(ModePrintRun, "pi_print"), guarded(ModeJSONOut, "pi_json_rpc"), guarded(ModeRPCOrACP, "pi_companion_rpc"),
 		guarded(ModeTUIStart, "pi_interactive"), guarded(ModePicker, "pi_picker_held"), guarded(ModeInAppSwap, "pi_companion_tui")},
+	"omp": {guarded(ModePrintRun, "omp_print"), guarded(ModeJSONOut, "omp_print"), guarded(ModeRPCOrACP, "omp_print"),
+		guarded(ModeTUIStart, "omp_tui"), guarded(ModePicker, "omp_tui"), guarded(ModeInAppSwap, "omp_tui")},
 	"claude": {guarded(ModePrintRun, "claude"), guarded(ModeJSONOut, "claude_modes"), guarded(ModeRPCOrACP, "claude_modes"),
 		guarded(ModeTUIStart, "claude_companion_tui"), guarded(ModePicker, "claude_picker"),
 		guarded(ModeInAppSwap, "claude_companion_tui"),
