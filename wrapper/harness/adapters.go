@@ -81,9 +81,9 @@ var adapters = []Adapter{
 			load:   func(argv []string, l Load) ([]string, bool) { return WithPiCompanion(argv, l.Script), true },
 			wanted: ompCompanionWanted,
 		},
+		// omp sets process.title = "omp" (src/cli.ts), but bun leaves
+		// /proc/PID/cmdline as it was: its argv stays readable.
 		Held: func(f string) string { return "fork it instead (omp --fork " + f + ")" },
-		// omp sets process.title = "omp" (src/cli.ts).
-		ErasesArgv: true,
 	},
 	{
 		Name: "claude", Agent: "claude-code", read: claude,
