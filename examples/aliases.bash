@@ -9,3 +9,4 @@ qwen()     { padrun -- qwen "$@"; }
 copilot()  { padrun -- copilot "$@"; }
 opencode() { padrun -- opencode "$@"; }
 kilo()     { padrun -- kilo "$@"; }
+omp()      { padrun -- omp "$@"; }

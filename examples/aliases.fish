@@ -24,3 +24,6 @@ end
 function kilo --wraps kilo --description 'kilo under padrun'
     padrun -- kilo $argv
 end
+function omp --wraps omp --description 'omp under padrun'
+    padrun -- omp $argv
+end
