@@ -65,6 +65,7 @@ var adapters = []Adapter{
 			{"OMP_PROFILE", "omp's profile, whose agent folder is ~/.omp/profiles/<name>/agent"},
 			{"PI_PROFILE", "omp's profile, read after $OMP_PROFILE"},
 			{"XDG_DATA_HOME", "the data folder: omp keeps its sessions in $XDG_DATA_HOME/omp when that folder exists"},
+			{"TMPDIR", "the temp folder (default /tmp): omp names a project's session folder below it -tmp-<path>"},
 		},
 		Sessions: Sessions{
 			Folder:  "--session-dir, $PI_CODING_AGENT_SESSION_DIR, else <agentDir or $XDG_DATA_HOME/omp>/sessions/<enc(cwd)>/",
