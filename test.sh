@@ -22,12 +22,14 @@ cd "$(dirname "$0")"
 # platform packages: HARNESS:platform@PKG@VERSION installs PKG-linux-<arch>
 # at VERSION alone and links the column's .bin/HARNESS to its bin/HARNESS
 # (Factory droid ships only as its platform packages' binary, too).
+# omp runs on bun, from npm's bun package: HARNESS:bun@VERSION is
+# HARNESS:node@VERSION's form for a bun runtime.
 oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0
   @google/gemini-cli@0.43.0 @qwen-code/qwen-code@0.21.2 qwen:node@22.23.5 @github/copilot@1.0.40
-  opencode-ai@1.17.19 @kilocode/cli@7.7.7 droid:platform@@factory/cli@0.215.0)
+  opencode-ai@1.17.19 @kilocode/cli@7.7.7 droid:platform@@factory/cli@0.215.0 @oh-my-pi/pi-coding-agent@18.1.17 omp:bun@1.3.14)
 newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
   @google/gemini-cli@0.61.0 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102
-  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9 droid:platform@@factory/cli@0.225.2)
+  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9 droid:platform@@factory/cli@0.225.2 @oh-my-pi/pi-coding-agent@18.2.3 omp:bun@1.4.5)
 
 if ! command -v npm >/dev/null; then
   echo "test.sh: the tests need npm, to install the pinned harnesses and their Node.js" >&2
@@ -56,6 +58,7 @@ install() {
     case "$p" in
     node@*) pkgs+=("node-linux-$arch@${p#node@}") ;;
     *:node@*) nodes+=("${p%%:*}" "node-linux-$arch@${p#*:node@}") ;;
+    *:bun@*) nodes+=("${p%%:*}" "bun@${p#*:bun@}") ;;
     *:platform@*)
       spec=${p#*:platform@}
       pkgs+=("${spec%@*}-linux-$arch@${spec##*@}")
@@ -72,13 +75,15 @@ install() {
   rm -rf "$dir"
   mkdir -p "$dir"
   npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --engine-strict=false "${pkgs[@]}"
-  local i h target
+  local i h rt target
   for ((i = 0; i < ${#nodes[@]}; i += 2)); do
     h=${nodes[i]}
-    npm install --prefix "$dir/$h-node" --no-audit --no-fund --loglevel=error "${nodes[i + 1]}"
+    rt=node
+    [[ ${nodes[i + 1]} == bun@* ]] && rt=bun
+    npm install --prefix "$dir/$h-$rt" --no-audit --no-fund --loglevel=error "${nodes[i + 1]}"
     target=$(readlink "$dir/node_modules/.bin/$h") # relative to .bin
     rm "$dir/node_modules/.bin/$h"
-    printf '#!/bin/sh\nd=$(dirname "$0")\nexec "$d/../../%s-node/node_modules/.bin/node" "$d/%s" "$@"\n' "$h" "$target" >"$dir/node_modules/.bin/$h"
+    printf '#!/bin/sh\nd=$(dirname "$0")\nexec "$d/../../%s-%s/node_modules/.bin/%s" "$d/%s" "$@"\n' "$h" "$rt" "$rt" "$target" >"$dir/node_modules/.bin/$h"
     chmod +x "$dir/node_modules/.bin/$h"
   done
   for ((i = 0; i < ${#links[@]}; i += 2)); do

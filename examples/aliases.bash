@@ -10,3 +10,4 @@ copilot()  { padrun -- copilot "$@"; }
 opencode() { padrun -- opencode "$@"; }
 kilo()     { padrun -- kilo "$@"; }
 droid()    { padrun -- droid "$@"; }
+omp()      { padrun -- omp "$@"; }

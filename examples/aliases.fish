@@ -27,3 +27,6 @@ end
 function droid --wraps droid --description 'droid under padrun'
     padrun -- droid $argv
 end
+function omp --wraps omp --description 'omp under padrun'
+    padrun -- omp $argv
+end

@@ -78,7 +78,12 @@ func (e env) write(path string, b []byte, replace bool, now time.Time) error {
 	if err := safefile.WriteNew(tmp, b); err != nil {
 		return fmt.Errorf("marker: write %s: %w", tmp, err)
 	}
-	defer os.Remove(tmp) // Best effort: after a link, the temp name is left over.
+	renamed := false
+	defer func() {
+		if !renamed {
+			os.Remove(tmp) // Best effort: after a link, the temp name is left over.
+		}
+	}()
 	if err := safefile.Touch(tmp, now); err != nil {
 		return fmt.Errorf("marker: stamp %s: %w", tmp, err)
 	}
@@ -94,5 +99,6 @@ func (e env) write(path string, b []byte, replace bool, now time.Time) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("marker: publish %s: %w", path, err)
 	}
+	renamed = true
 	return nil
 }

@@ -37,6 +37,7 @@ func BenchmarkHarnessPrint(b *testing.B) {
 		{"copilot", []string{"copilot", "-p", "hello"}},
 		{"opencode", []string{"opencode", "run", "hello"}},
 		{"kilo", []string{"kilo", "run", "hello"}},
+		{"omp", []string{"omp", "-p", "hello"}},
 		{"pi", []string{"pi", "-p", "hello"}},
 		{"claude", []string{"claude", "-p", "hello"}},
 	} {

@@ -147,7 +147,7 @@ func fakeModelEnv(m *fakeModel, work, home, harnessDir string) (map[string]strin
 	qwenHome := filepath.Join(work, "qwen-home")
 	ocConfig := filepath.Join(work, "opencode-config", "opencode.json")
 	for _, d := range []string{agent, codexHome, filepath.Join(work, "claude-config"), geminiDir, qwenHome, filepath.Join(work, "copilot-home"),
-		filepath.Dir(ocConfig), home} { // qwen and gemini fail in a home that does not exist
+		filepath.Dir(ocConfig), home, filepath.Join(home, ".omp", "agent")} { // qwen and gemini fail in a home that does not exist
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
 		}
@@ -165,6 +165,9 @@ func fakeModelEnv(m *fakeModel, work, home, harnessDir string) (map[string]strin
 		filepath.Join(agent, "models.json"): models, filepath.Join(agent, "settings.json"): settings,
 		filepath.Join(codexHome, "config.toml"): codexConfig, filepath.Join(geminiDir, "settings.json"): geminiSettings,
 		filepath.Join(qwenHome, "settings.json"): qwenSettings, ocConfig: oc,
+		// omp's default agent folder (a script unsets PI_CODING_AGENT_DIR,
+		// which omp reads too): pi's models.json, which omp reads.
+		filepath.Join(home, ".omp", "agent", "models.json"): models,
 	} {
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			return nil, err

@@ -40,12 +40,16 @@ func TestMetadataOps(t *testing.T) {
 			}
 			got := traceOps(t, padrun, dir, file)
 			shims := len(harness.Names())
+			// The marker and the record are written before the child
+			// starts (§2), and once more with the child's pid and start
+			// (§5.3's orphan rule, §6's child_pid).
 			want := map[metaOp]int{
-				{"create", "session"}:  2, // F.live.lock (§5.1) and the marker's temp file (§5.4)
+				{"create", "session"}:  3, // F.live.lock (§5.1), the marker's temp file twice (§5.4)
 				{"link", "session"}:    1, // the marker moved into place where none exists (§5.4)
-				{"unlink", "session"}:  3, // the temp's name, then marker and lock at the release (§10)
-				{"create", "registry"}: 3, // its lock, at the write and at the removal; the record's temp (§6)
-				{"rename", "registry"}: 1, // the record into place (§6)
+				{"rename", "session"}:  1, // the marker with the child, over the first
+				{"unlink", "session"}:  3, // the first temp's name, then marker and lock at the release (§10)
+				{"create", "registry"}: 5, // its lock at each write and at the removal, the record's temp twice (§6)
+				{"rename", "registry"}: 2, // the record into place, twice (§6)
 				{"unlink", "registry"}: 1, // the record at the release (§10)
 				{"mkdir", "shims"}:     1, // the folder of harness entries (§7)
 				{"symlink", "shims"}:   shims,
@@ -64,13 +68,19 @@ func TestMetadataOps(t *testing.T) {
 	}
 }
 
-// traceOps runs padrun --guard file -- /bin/true under strace and counts
-// its metadata operations by place; failed ones count too.
+// waitChild is the run's child: it ends once padrun has written it into
+// the marker ($1) and the record (in $2), as it does for every child that
+// outlives its start.
+const waitChild = `until grep -q '"childPid"' "$1" && grep -q '"child_pid"' "$2"/*.json; do sleep 0.01; done`
+
+// traceOps runs padrun --guard file under strace, with waitChild as its
+// child, and counts its metadata operations by place; failed ones count
+// too.
 func traceOps(t *testing.T, padrun, dir, file string) map[metaOp]int {
 	trace := filepath.Join(t.TempDir(), "trace")
 	cmd := exec.Command("strace", "-f", "-qq", "-y", "-o", trace,
 		"-e", "trace=openat,creat,link,linkat,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir,symlink,symlinkat",
-		padrun, "--guard", file, "--", "/bin/true")
+		padrun, "--guard", file, "--", "sh", "-c", waitChild, "sh", file+".live.json", filepath.Join(dir, "reg"))
 	cmd.Env = append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(dir, "reg"), "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"))
 	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o700); err != nil {
 		t.Fatal(err)

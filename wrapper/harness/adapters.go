@@ -57,6 +57,36 @@ var adapters = []Adapter{
 		ErasesArgv: true,
 	},
 	{
+		Name: "omp", Agent: "omp", read: omp,
+		Env: []EnvVar{
+			{"PI_CODING_AGENT_DIR", "omp's agent folder (default ~/.omp/agent)"},
+			{"PI_CODING_AGENT_SESSION_DIR", "omp's session folder"},
+			{"PI_CONFIG_DIR", "omp's folder below the home (default .omp)"},
+			{"OMP_PROFILE", "omp's profile, whose agent folder is ~/.omp/profiles/<name>/agent"},
+			{"PI_PROFILE", "omp's profile, read after $OMP_PROFILE"},
+			{"XDG_DATA_HOME", "the data folder: omp keeps its sessions in $XDG_DATA_HOME/omp when that folder exists"},
+			{"TMPDIR", "the temp folder (default /tmp): omp names a project's session folder below it -tmp-<path>"},
+		},
+		Sessions: Sessions{
+			Folder:  "--session-dir, $PI_CODING_AGENT_SESSION_DIR, else <agentDir or $XDG_DATA_HOME/omp>/sessions/<enc(cwd)>/",
+			Pattern: "*.jsonl",
+			Ranking: "-c, an id, the picker: omp's own (its terminal breadcrumb, its listing), claimed by the companion at session_start",
+		},
+		Packages: []string{"@oh-my-pi/pi-coding-agent"},
+		Oldest:   "18.1.17", Newest: "18.2.3",
+		// pi's extension: omp runs pi's -e extensions and their
+		// session_start and session_before_switch handlers.
+		Companion: &CompanionSpec{
+			LoadedBy: "-e", CanCancel: true,
+			Script: piExtension, ScriptName: "pi-companion",
+			load:   func(argv []string, l Load) ([]string, bool) { return WithPiCompanion(argv, l.Script), true },
+			wanted: ompCompanionWanted,
+		},
+		// omp sets process.title = "omp" (src/cli.ts), but bun leaves
+		// /proc/PID/cmdline as it was: its argv stays readable.
+		Held: func(f string) string { return "fork it instead (omp --fork " + f + ")" },
+	},
+	{
 		Name: "claude", Agent: "claude-code", read: claude,
 		Env: []EnvVar{{"CLAUDE_CONFIG_DIR", "Claude Code's folder (default ~/.claude)"}},
 		Sessions: Sessions{
