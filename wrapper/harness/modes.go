@@ -57,19 +57,22 @@ var modeTable = map[string][]Guard{
 		guarded(ModeTUIStart, "copilot_tui_resume"), guarded(ModePicker, "copilot_picker"),
 		guarded(ModeInAppSwap, "copilot_tui_resume"), unknown(ModeServer, "--connect runs the session on a remote host")},
 	"opencode": {guarded(ModePrintRun, "opencode_guard"), guarded(ModeJSONOut, "opencode_modes"),
-		unknown(ModeRPCOrACP, opencodeCleanup), unknown(ModeTUIStart, opencodeCleanup),
-		unknown(ModeInAppSwap, opencodeCleanup), unknown(ModeServer, opencodeCleanup)},
-	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloCleanup),
+		guarded(ModeRPCOrACP, "opencode_held_rows"), unknown(ModeTUIStart, opencodeCleanup),
+		unknown(ModeInAppSwap, opencodeCleanup), guarded(ModeServer, "opencode_held_rows")},
+	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), guarded(ModeRPCOrACP, "kilo_held_rows"),
 		unknown(ModeTUIStart, kiloCleanup),
-		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloCleanup+"; a kilo run attached to a running daemon is the daemon's to guard")},
+		unknown(ModeInAppSwap, kiloCleanup), guarded(ModeServer, "kilo_held_rows")},
 }
 
-// What opencode and kilo do to a session before the first hook of a turn
-// (docs/harnesses.md): a turn into a held session is refused, but rows of
-// it may already be gone.
+// A turn's cleanup deletes rows of its session before chat.message, the
+// first plugin hook (docs/harnesses.md); the companion's temporary
+// triggers on the harness's own connection keep a held session's rows, as
+// opencode_held_rows and kilo_held_rows show for a server and an ACP
+// client. The TUI runs the same server in its own process, but no script
+// drives a TUI turn into a held session with rows to delete yet.
 const (
-	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
-	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
+	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with a pending /undo"
+	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 )
 
 // Modes lists how each mode of the harness name is guarded, for padrun
