@@ -59,9 +59,9 @@ var modeTable = map[string][]Guard{
 	"opencode": {guarded(ModePrintRun, "opencode_guard"), guarded(ModeJSONOut, "opencode_modes"),
 		guarded(ModeRPCOrACP, "opencode_held_rows"), unknown(ModeTUIStart, opencodeCleanup),
 		unknown(ModeInAppSwap, opencodeCleanup), guarded(ModeServer, "opencode_held_rows")},
-	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), guarded(ModeRPCOrACP, "kilo_held_rows"),
+	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloRows),
 		unknown(ModeTUIStart, kiloCleanup),
-		unknown(ModeInAppSwap, kiloCleanup), guarded(ModeServer, "kilo_held_rows")},
+		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloRows+"; a kilo run attached to a running daemon is the daemon's to guard")},
 }
 
 // A turn's cleanup deletes rows of its session before chat.message, the
@@ -72,6 +72,7 @@ var modeTable = map[string][]Guard{
 // drives a TUI turn into a held session with rows to delete yet.
 const (
 	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with a pending /undo"
+	kiloRows        = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) is kilo's too, but kilo_held_rows has not yet been seen passing"
 	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 )
 
