@@ -59,11 +59,11 @@ var modeTable = map[string][]Guard{
 		guarded(ModeTUIStart, "copilot_tui_resume"), guarded(ModePicker, "copilot_picker"),
 		guarded(ModeInAppSwap, "copilot_tui_resume"), unknown(ModeServer, "--connect runs the session on a remote host")},
 	"opencode": {guarded(ModePrintRun, "opencode_guard"), guarded(ModeJSONOut, "opencode_modes"),
-		unknown(ModeRPCOrACP, opencodeCleanup), unknown(ModeTUIStart, opencodeCleanup),
-		unknown(ModeInAppSwap, opencodeCleanup), unknown(ModeServer, opencodeCleanup)},
-	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloCleanup),
+		guarded(ModeRPCOrACP, "opencode_held_rows"), unknown(ModeTUIStart, opencodeCleanup),
+		unknown(ModeInAppSwap, opencodeCleanup), guarded(ModeServer, "opencode_held_rows")},
+	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloRows),
 		unknown(ModeTUIStart, kiloCleanup),
-		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloCleanup+"; a kilo run attached to a running daemon is the daemon's to guard")},
+		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloRows+"; a kilo run attached to a running daemon is the daemon's to guard")},
 	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
 		guarded(ModeTUIStart, "droid_tui"), unknown(ModePicker, droidSwitch), unknown(ModeInAppSwap, droidSwitch)},
 }
@@ -73,16 +73,21 @@ const (
 	droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
 	droidSwitch     = "its SessionStart hook runs before droid writes to the session it opens (measured), and padrun's hook claims it; no test yet"
 )
+
 // ompTUIUntested: omp's TUI runs pi's companion (session_start,
 // session_before_switch), but no script has run it yet.
 const ompTUIUntested = "omp's TUI loads pi's companion, but no test has run it against the real TUI yet"
 
-// What opencode and kilo do to a session before the first hook of a turn
-// (docs/harnesses.md): a turn into a held session is refused, but rows of
-// it may already be gone.
+// A turn's cleanup deletes rows of its session before chat.message, the
+// first plugin hook (docs/harnesses.md); the companion's temporary
+// triggers on the harness's own connection keep a held session's rows, as
+// opencode_held_rows and kilo_held_rows show for a server and an ACP
+// client. The TUI runs the same server in its own process, but no script
+// drives a TUI turn into a held session with rows to delete yet.
 const (
-	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
-	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
+	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with a pending /undo"
+	kiloRows        = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) is kilo's too, but kilo_held_rows has not yet been seen passing"
+	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 )
 
 // Modes lists how each mode of the harness name is guarded, for padrun

@@ -20,6 +20,10 @@
 // The sessions this process holds already: padrun keeps them to its end.
 const claimed = new Set();
 
+// The companion's own connections to the database, which the rows guard
+// leaves alone.
+const ownConns = new WeakSet();
+
 // refusal is what the turn is refused with.
 function refusal(r, id) {
   if (r.result === "refused" && r.lines && r.lines.length) return r.lines.join("\n");
@@ -55,6 +59,7 @@ async function continuePicks(input) {
   }
   const { Database } = await import("bun:sqlite");
   const conn = new Database(db, { readonly: true });
+  ownConns.add(conn);
   try {
     const rows = conn
       .query(
@@ -110,10 +115,218 @@ function toast(client, text) {
   if (again.unref) again.unref();
 }
 
+// The rows guard. Every turn (SessionPrompt.prompt) may delete rows of its
+// session before chat.message, the first plugin hook: opencode's and kilo's
+// revert cleanup (a pending /undo: SessionRevert.cleanup removes the
+// messages and parts after the revert point, updates a message and clears
+// session.revert), kilo's recoverDanglingAssistant,
+// recoverProviderFinishError and recoverFailedAssistant (removeMessage).
+// This process owns the harness's SQLite connection (bun:sqlite, through
+// drizzle, whose every query is Database.prototype.prepare, or query for
+// the Effect client): on its first use, TEMPORARY triggers (never written
+// to the database file) are put on it that abort every insert, update or
+// delete of rows of session, message and part whose session another
+// padrun holds, and the set of such sessions (temp.padrun_held) is read
+// again from padrun's guards' folder, synchronously, before every such
+// statement runs. The aborted write rolls back its transaction (SyncEvent
+// runs the projector and the event's insert in one), so the turn fails
+// with nothing changed, before it reaches chat.message.
+
+const guardedTables = [
+  ["session", "id", ["update", "delete"]],
+  ["message", "session_id", ["insert", "update", "delete"]],
+  ["part", "session_id", ["insert", "update", "delete"]],
+];
+const triggers = guardedTables.reduce((n, t) => n + t[2].length, 0);
+const rowsRefusal = "padrun: refused: this session is in use by another padrun session: nothing of it was changed";
+
+// writesRows says whether sql may change rows the triggers guard.
+function writesRows(sql) {
+  return typeof sql === "string" && /^\s*(with\b[\s\S]*?\b)?(insert|replace|update|delete)\b/i.test(sql) &&
+    /\b(session|message|part)\b/i.test(sql);
+}
+
+// heldElsewhere lists the sessions of the guards' folder another padrun
+// holds: a marker (<id>.live.json, or .<id>.padrun.json) of another
+// padrun, whose holder is not a process of this machine that has ended.
+// Read as the write is about to run: nothing is asked of padrun, and a
+// claim published before it is seen. The markers are read again whenever
+// the folder changed (padrun links or renames a marker into place, and
+// removes it): a folder last changed less than a second before it was read
+// is read again, as its mtime may not show a change made within the same
+// tick of the kernel's clock.
+function markerReader(fs, dir, me) {
+  let cache = null; // { mtime, at, holders: [{id, m}] }
+  const read = () => {
+    let names;
+    try {
+      names = fs.readdirSync(dir);
+    } catch (e) {
+      if (e.code === "ENOENT") return [];
+      throw e;
+    }
+    const holders = [];
+    for (const n of names) {
+      const id = n.endsWith(".live.json") ? n.slice(0, -".live.json".length)
+        : n.startsWith(".") && n.endsWith(".padrun.json") ? n.slice(1, -".padrun.json".length) : "";
+      if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(id)) continue;
+      let m;
+      try {
+        m = JSON.parse(fs.readFileSync(path.join(dir, n), "utf8"));
+      } catch (e) {
+        if (e.code === "ENOENT") continue; // released meanwhile
+        m = {}; // not one padrun reads: held
+      }
+      holders.push({ id, m });
+    }
+    return holders;
+  };
+  return () => {
+    let mtime = -1n;
+    try {
+      mtime = fs.statSync(dir, { bigint: true }).mtimeNs;
+    } catch (e) {
+      if (e.code !== "ENOENT") throw e;
+    }
+    const at = BigInt(Date.now()) * 1000000n;
+    if (!cache || cache.mtime !== mtime || cache.at - mtime < 1000000000n) cache = { mtime, at, holders: read() };
+    const ids = [];
+    for (const { id, m } of cache.holders) {
+      if (claimed.has(id) || m.pid === me.pid) continue;
+      if (m.pid > 0 && m.bootId === me.bootId && m.hostname === me.hostname && !alive(m.pid)) continue;
+      ids.push(id);
+    }
+    return [...new Set(ids)].sort();
+  };
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code !== "ESRCH";
+  }
+}
+
+// guardRows patches bun:sqlite so that the harness's own connection to db
+// carries the triggers. Connections the companion opens itself are left
+// alone (own).
+async function guardRows(plugin, own) {
+  const dir = process.env.PADRUN_SESSIONS || "";
+  const base = path.basename(dir);
+  if (!base.startsWith(".") || !base.endsWith(".padrun")) return;
+  const db = path.resolve(path.dirname(dir), base.slice(1, -".padrun".length));
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const { Database } = await import("bun:sqlite");
+  let bootId = "";
+  try {
+    bootId = fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {}
+  const me = { pid: Number(process.env.PAD_SESSION_PID), bootId, hostname: os.hostname() };
+  const heldElsewhere = markerReader(fs, dir, me);
+  const orig = { prepare: Database.prototype.prepare, query: Database.prototype.query, run: Database.prototype.run };
+  const conns = new WeakMap(); // Database -> its guard's state, or null when not the harness's
+  const wrapped = new WeakSet();
+  const state = (conn) => {
+    let st = conns.get(conn);
+    if (st !== undefined) return st;
+    st = null;
+    if (!own.has(conn) && conn.filename && path.resolve(conn.filename) === db) st = { held: null, sure: false };
+    conns.set(conn, st);
+    return st;
+  };
+  // refresh puts the triggers on conn (again, if a rolled-back transaction
+  // took them) and makes temp.padrun_held the sessions held elsewhere now.
+  const refresh = (conn) => {
+    const run = (sql, ...args) => orig.run.call(conn, sql, ...args);
+    const one = (sql) => orig.prepare.call(conn, sql).get();
+    const ids = heldElsewhere();
+    const want = ids.join(",");
+    const st = conns.get(conn);
+    // What was written outside a transaction stays: a rollback takes only
+    // what was written within it.
+    if (st.sure && st.held === want) return;
+    const have = one("select count(*) as n from temp.sqlite_master where name = 'padrun_held' or name like 'padrun_guard_%'");
+    if (have.n === triggers + 1) {
+      const now = one("select group_concat(id, ',') as ids from (select id from temp.padrun_held order by id)");
+      if ((now.ids || "") === want) {
+        st.held = want;
+        st.sure = !conn.inTransaction;
+        return;
+      }
+    }
+    run("create temp table if not exists padrun_held (id text primary key)");
+    for (const [table, col, ops] of guardedTables) {
+      for (const op of ops) {
+        const row = op === "insert" ? "new" : "old";
+        const cond = op === "update" ? `old.${col} in (select id from temp.padrun_held) or new.${col} in (select id from temp.padrun_held)`
+          : `${row}.${col} in (select id from temp.padrun_held)`;
+        run(`create temp trigger if not exists padrun_guard_${table}_${op} before ${op} on main.${table} when ${cond}` +
+          ` begin select raise(abort, '${rowsRefusal}'); end`);
+      }
+    }
+    run("delete from temp.padrun_held");
+    for (const id of ids) run("insert into temp.padrun_held (id) values (?)", id);
+    st.held = want;
+    st.sure = !conn.inTransaction;
+  };
+  const before = (conn) => {
+    const st = state(conn);
+    if (!st) return;
+    try {
+      refresh(conn);
+    } catch (e) {
+      // No table yet (a new database before its migrations): nothing to keep.
+      if (!/no such table: main\./.test(String(e && e.message))) throw e;
+    }
+  };
+  const told = (e) => {
+    if (e && String(e.message).includes(rowsRefusal) && process.env.PADRUN_STOP !== "1" && plugin && plugin.client) {
+      toast(plugin.client, rowsRefusal);
+    }
+    return e;
+  };
+  const wrap = (conn, stmt, sql) => {
+    if (!stmt || wrapped.has(stmt) || !state(conn) || !writesRows(sql)) return stmt;
+    wrapped.add(stmt);
+    for (const m of ["run", "all", "get", "values", "iterate", "raw"]) {
+      const f = stmt[m];
+      if (typeof f !== "function") continue;
+      stmt[m] = function (...args) {
+        before(conn);
+        try {
+          return f.apply(this, args);
+        } catch (e) {
+          throw told(e);
+        }
+      };
+    }
+    return stmt;
+  };
+  Database.prototype.prepare = function (sql, ...rest) {
+    return wrap(this, orig.prepare.call(this, sql, ...rest), sql);
+  };
+  Database.prototype.query = function (sql, ...rest) {
+    return wrap(this, orig.query.call(this, sql, ...rest), sql);
+  };
+  Database.prototype.run = function (sql, ...rest) {
+    if (writesRows(sql)) before(this);
+    try {
+      return orig.run.call(this, sql, ...rest);
+    } catch (e) {
+      throw told(e);
+    }
+  };
+  Database.prototype.exec = Database.prototype.run;
+}
+
 export const PadrunCompanion = async (plugin) => {
   // Greet padrun as soon as the plugin loads: a companion padrun asked for
   // that never says hello makes it warn.
   ask({ op: "hello" }, true);
+  await guardRows(plugin, ownConns);
   if (process.env.PADRUN_CONTINUE === "1") await claimContinue(plugin);
   return {
     "chat.message": async (input) => {
