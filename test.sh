@@ -23,10 +23,10 @@ cd "$(dirname "$0")"
 # at VERSION alone and links the column's .bin/HARNESS to its bin/HARNESS.
 oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0
   @google/gemini-cli@0.43.0 @qwen-code/qwen-code@0.21.2 qwen:node@22.23.5 @github/copilot@1.0.40
-  opencode-ai@1.17.19 @kilocode/cli@7.7.7)
+  opencode-ai@1.17.19 @kilocode/cli@7.7.7 cline@3.0.57)
 newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
   @google/gemini-cli@0.61.0 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102
-  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9)
+  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9 cline@3.0.65)
 
 if ! command -v npm >/dev/null; then
   echo "test.sh: the tests need npm, to install the pinned harnesses and their Node.js" >&2

@@ -33,6 +33,7 @@ var harnessPackages = map[string]string{
 	"copilot":  "@github/copilot",
 	"opencode": "opencode-ai",
 	"kilo":     "@kilocode/cli",
+	"cline":    "cline",
 }
 
 // coreHarnesses are the harnesses that every harness script may use; a

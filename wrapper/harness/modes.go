@@ -62,6 +62,10 @@ var modeTable = map[string][]Guard{
 	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloCleanup),
 		unknown(ModeTUIStart, kiloCleanup),
 		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloCleanup+"; a kilo run attached to a running daemon is the daemon's to guard")},
+	"cline": {guarded(ModePrintRun, "cline_claim"), guarded(ModeJSONOut, "cline_claim"),
+		unknown(ModeRPCOrACP, "an ACP client's session/load names the session after the start, and cline runs no hook that can refuse it"),
+		guarded(ModeTUIStart, "cline_tui"), unknown(ModePicker, clineNoVeto), unknown(ModeInAppSwap, clineNoVeto),
+		unknown(ModeServer, "--zen and the hub daemon: the daemon writes the session and goes on after the run")},
 }
 
 // What opencode and kilo do to a session before the first hook of a turn
@@ -71,6 +75,10 @@ const (
 	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
 	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message, the first plugin hook: the turn is refused, the rows may be gone"
 )
+
+// clineNoVeto is why cline's history picker and in-app switches are not
+// guarded: nothing runs before cline rewrites the session it opens.
+const clineNoVeto = "cline's hooks cannot veto a turn and a plugin's beforeRun comes after the prompt is written"
 
 // Modes lists how each mode of the harness name is guarded, for padrun
 // doctor and docs/harnesses.md (TestModes_Documented keeps the table
