@@ -26,10 +26,10 @@ cd "$(dirname "$0")"
 # HARNESS:node@VERSION's form for a bun runtime.
 oldest=(node@20.20.2 @earendil-works/pi-coding-agent@0.74.2 @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0
   @google/gemini-cli@0.43.0 @qwen-code/qwen-code@0.21.2 qwen:node@22.23.5 @github/copilot@1.0.40
-  opencode-ai@1.17.19 @kilocode/cli@7.7.7 droid:platform@@factory/cli@0.215.0 @oh-my-pi/pi-coding-agent@18.1.17 omp:bun@1.3.14)
+  opencode-ai@1.17.19 @kilocode/cli@7.7.7 droid:platform@@factory/cli@0.215.0 @oh-my-pi/pi-coding-agent@18.1.17 omp:bun@1.3.14 cline@3.0.57)
 newest=(node@24.22.3 @earendil-works/pi-coding-agent@1.6.0 @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
   @google/gemini-cli@0.61.0 @qwen-code/qwen-code@0.24.4 @github/copilot@1.0.102
-  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9 droid:platform@@factory/cli@0.225.2 @oh-my-pi/pi-coding-agent@18.2.3 omp:bun@1.4.5)
+  opencode-ai@1.18.33 kilo:platform@@kilocode/cli@7.7.9 droid:platform@@factory/cli@0.225.2 @oh-my-pi/pi-coding-agent@18.2.3 omp:bun@1.4.5 cline@3.0.65)
 
 if ! command -v npm >/dev/null; then
   echo "test.sh: the tests need npm, to install the pinned harnesses and their Node.js" >&2

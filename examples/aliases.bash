@@ -11,3 +11,4 @@ opencode() { padrun -- opencode "$@"; }
 kilo()     { padrun -- kilo "$@"; }
 droid()    { padrun -- droid "$@"; }
 omp()      { padrun -- omp "$@"; }
+cline()    { padrun -- cline "$@"; }

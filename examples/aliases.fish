@@ -30,3 +30,6 @@ end
 function omp --wraps omp --description 'omp under padrun'
     padrun -- omp $argv
 end
+function cline --wraps cline --description 'cline under padrun'
+    padrun -- cline $argv
+end

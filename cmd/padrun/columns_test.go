@@ -34,6 +34,7 @@ var harnessPackages = map[string]string{
 	"opencode": "opencode-ai",
 	"kilo":     "@kilocode/cli",
 	"droid":    "@factory/cli",
+	"cline":    "cline",
 }
 
 // coreHarnesses are the harnesses that every harness script may use; a

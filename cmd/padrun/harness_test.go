@@ -161,8 +161,16 @@ func fakeModelEnv(m *fakeModel, work, home, harnessDir string) (map[string]strin
 	geminiSettings := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}`
 	qwenSettings := `{"security":{"auth":{"selectedType":"openai"}},"model":{"name":"fake-model"},"telemetry":{"enabled":false},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}`
 	oc := `{"$schema":"https://opencode.ai/config.json","provider":{"fake":{"npm":"@ai-sdk/openai-compatible","name":"Fake","options":{"baseURL":"` + m.URL + `/v1","apiKey":"fake-key"},"models":{"fake-model":{"name":"fake-model"}}}},"model":"fake/fake-model","small_model":"fake/fake-model","autoupdate":false,"share":"disabled"}`
+	// cline: its openai-compatible provider, in ~/.cline's data folder;
+	// a --data-dir of a script gets a copy ($CLINE_PROVIDERS) in its
+	// settings folder.
+	clineProviders := filepath.Join(home, ".cline", "data", "settings", "providers.json")
+	if err := os.MkdirAll(filepath.Dir(clineProviders), 0o700); err != nil {
+		return nil, err
+	}
+	cl := `{"version":1,"lastUsedProvider":"openai-compatible","modes":{},"providers":{"openai-compatible":{"settings":{"provider":"openai-compatible","apiKey":"fake","model":"fake-model","baseUrl":"` + m.URL + `/v1"},"updatedAt":"2026-01-01T00:00:00.000Z","tokenSource":"manual"}}}`
 	for path, content := range map[string]string{
-		filepath.Join(agent, "models.json"): models, filepath.Join(agent, "settings.json"): settings,
+		clineProviders: cl, filepath.Join(agent, "models.json"): models, filepath.Join(agent, "settings.json"): settings,
 		filepath.Join(codexHome, "config.toml"): codexConfig, filepath.Join(geminiDir, "settings.json"): geminiSettings,
 		filepath.Join(qwenHome, "settings.json"): qwenSettings, ocConfig: oc,
 		// omp's default agent folder (a script unsets PI_CODING_AGENT_DIR,
@@ -191,6 +199,7 @@ func fakeModelEnv(m *fakeModel, work, home, harnessDir string) (map[string]strin
 		"KILO_DISABLE_CODEBASE_INDEXING": "1", "NPM_CONFIG_REGISTRY": m.URL + "/npm/",
 		"XDG_DATA_HOME": filepath.Join(home, ".local", "share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state"),
+		"CLINE_PROVIDERS": clineProviders,
 	}
 	if err := droidFakeModel(m, work, env); err != nil {
 		return nil, err

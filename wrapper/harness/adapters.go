@@ -242,6 +242,28 @@ var adapters = []Adapter{
 	dbAdapter(opencodeNames, "opencode", []string{"opencode-ai"}, "1.17.19", "1.18.33"),
 	dbAdapter(kiloNames, "kilo", []string{"@kilocode/cli", "@kilocode/cli-linux-x64"}, "7.7.7", "7.7.9"),
 	{
+		Name: "cline", Agent: "cline", read: cline,
+		Env: []EnvVar{
+			{"CLINE_DIR", "Cline CLI's folder (default ~/.cline)"},
+			{"CLINE_DATA_DIR", "Cline CLI's data folder (default $CLINE_DIR/data)"},
+			{"CLINE_SESSION_DATA_DIR", "Cline CLI's session folder (default $CLINE_DATA_DIR/sessions)"},
+			{"CLINE_SANDBOX", "1: Cline CLI keeps its data in its sandbox folder, as with --data-dir"},
+			{"CLINE_SANDBOX_DATA_DIR", "Cline CLI's sandbox folder (default $TMPDIR/cline-sandbox)"},
+			{"TMPDIR", "the temporary folder, holding Cline CLI's default sandbox folder"},
+		},
+		Sessions: Sessions{
+			Folder:  "--data-dir (else $CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR, else ~/.cline/data)/sessions/<id>/",
+			Pattern: "*.messages.json", Depth: 1,
+			Ranking: "none: cline resumes only by --id",
+		},
+		Packages: []string{"cline"},
+		Oldest:   "3.0.57", Newest: "3.0.65",
+		// Its hook files cannot veto a turn, and a plugin's beforeRun
+		// stops the model call after the prompt is written (3.0.65).
+		Unvetoed: "cline's in-app /history and /fork open another session with no hook padrun could refuse them from: " +
+			"a session opened so is guarded by the registry record only",
+	},
+	{
 		Name: None, read: func(argv []string, _ Env) Plan { return Plan{Harness: None, Argv: argv} },
 	},
 }

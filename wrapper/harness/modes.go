@@ -66,6 +66,10 @@ var modeTable = map[string][]Guard{
 		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloRows+"; a kilo run attached to a running daemon is the daemon's to guard")},
 	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
 		guarded(ModeTUIStart, "droid_tui"), unknown(ModePicker, droidSwitch), unknown(ModeInAppSwap, droidSwitch)},
+	"cline": {unknown(ModePrintRun, clineNewSession), unknown(ModeJSONOut, clineNewSession),
+		unknown(ModeRPCOrACP, "an ACP client's session/load names the session after the start, and cline runs no hook that can refuse it"),
+		guarded(ModeTUIStart, "cline_tui"), unknown(ModePicker, clineNoVeto), unknown(ModeInAppSwap, clineNoVeto),
+		unknown(ModeServer, "--zen and the hub daemon: the daemon writes the session and goes on after the run")},
 }
 
 // What leaves droid's modes untested offline (docs/harnesses.md).
@@ -89,6 +93,14 @@ const (
 	kiloRows        = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) is kilo's too, but kilo_held_rows has not yet been seen passing"
 	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 )
+
+// clineNoVeto is why cline's history picker and in-app switches are not
+// guarded: nothing runs before cline rewrites the session it opens.
+const clineNoVeto = "cline's hooks cannot veto a turn and a plugin's beforeRun comes after the prompt is written"
+
+// clineNewSession is why a one-shot run's new session is not guarded: its
+// files are written before the watch of its new folder sees a writer.
+const clineNewSession = "a new session's files are written within milliseconds of its folder, before padrun sees their writer: not claimed while the run waits for the model"
 
 // Modes lists how each mode of the harness name is guarded, for padrun
 // doctor and docs/harnesses.md (TestModes_Documented keeps the table
