@@ -61,9 +61,9 @@ var modeTable = map[string][]Guard{
 	"opencode": {guarded(ModePrintRun, "opencode_guard"), guarded(ModeJSONOut, "opencode_modes"),
 		guarded(ModeRPCOrACP, "opencode_held_rows"), unknown(ModeTUIStart, opencodeCleanup),
 		unknown(ModeInAppSwap, opencodeCleanup), guarded(ModeServer, "opencode_held_rows")},
-	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), unknown(ModeRPCOrACP, kiloRows),
+	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), guarded(ModeRPCOrACP, "kilo_held_rows"),
 		unknown(ModeTUIStart, kiloCleanup),
-		unknown(ModeInAppSwap, kiloCleanup), unknown(ModeServer, kiloRows+"; a kilo run attached to a running daemon is the daemon's to guard")},
+		unknown(ModeInAppSwap, kiloCleanup), guarded(ModeServer, "kilo_held_rows")},
 	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
 		guarded(ModeTUIStart, "droid_tui"), unknown(ModePicker, droidSwitch), unknown(ModeInAppSwap, droidSwitch)},
 	"cline": {unknown(ModePrintRun, clineNewSession), unknown(ModeJSONOut, clineNewSession),
@@ -90,7 +90,6 @@ const ompTUIUntested = "omp's TUI loads pi's companion, but no test has run it a
 // drives a TUI turn into a held session with rows to delete yet.
 const (
 	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with a pending /undo"
-	kiloRows        = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) is kilo's too, but kilo_held_rows has not yet been seen passing"
 	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 )
 
