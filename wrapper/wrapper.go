@@ -286,7 +286,9 @@ func Run(o Options) (Result, error) {
 	s.fenceChild(child)
 	watchChild(child.Pid)
 	s.greetingStarted()
-	return s.supervise(child, sigs, stopWatch)
+	res, err := s.supervise(child, sigs, stopWatch)
+	retire.Ending() // the watches end with the run, after this
+	return res, err
 }
 
 // run is what prepare learns of the run before it acquires anything.

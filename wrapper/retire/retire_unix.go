@@ -25,8 +25,19 @@ const most = 16
 
 var (
 	mu      sync.Mutex
+	ending  bool // the run is ending: from here on, instances are retired
 	retired []*os.File
 )
+
+// Ending says the run is ending: an instance whose watch ends from now on
+// is retired; one that ended before, mid-run, was closed at once (its
+// close waits in a goroutine of the run, and frees the user's instance:
+// max_user_instances is 128).
+func Ending() {
+	mu.Lock()
+	ending = true
+	mu.Unlock()
+}
 
 // Close retires fd, an inotify instance no goroutine reads any more.
 func Close(fd int) { CloseFile(os.NewFile(uintptr(fd), "inotify")) }
@@ -35,7 +46,7 @@ func Close(fd int) { CloseFile(os.NewFile(uintptr(fd), "inotify")) }
 func CloseFile(f *os.File) {
 	mu.Lock()
 	defer mu.Unlock()
-	if len(retired) >= most {
+	if !ending || len(retired) >= most {
 		f.Close() // Best effort.
 		return
 	}

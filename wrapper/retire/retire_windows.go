@@ -5,3 +5,6 @@ func Hand() {}
 
 // Main is the process Hand starts: none here.
 func Main() int { return 0 }
+
+// Ending has nothing to end here.
+func Ending() {}
