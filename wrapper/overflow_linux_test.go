@@ -47,18 +47,9 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 // it watches, and say so: the lock made while events were dropped is found.
 func TestInUseNotify_Overflow(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	found, entered, release := make(chan string, 16), make(chan bool), make(chan bool)
+	found, entered, release, seen := stallFirst()
 	overflowed := make(chan bool, 16)
-	first := true
-	n := startInUseNotify(func(dir string) {
-		if first { // the loop waits here while the queue fills
-			first = false
-			entered <- true
-			<-release
-			return
-		}
-		found <- dir
-	}, func() { overflowed <- true })
+	n := startInUseNotify(seen, func() { overflowed <- true })
 	if n == nil {
 		t.Fatal("no inotify")
 	}
@@ -117,17 +108,8 @@ func TestClaimNotify_Overflow(t *testing.T) {
 	a, b := filepath.Join(state, "a"), filepath.Join(state, "b")
 	os.Mkdir(a, 0o700)
 	os.Mkdir(b, 0o700)
-	found, entered, release := make(chan string, 16), make(chan bool), make(chan bool)
-	first := true
-	n := startClaimNotify(state, func(dir string) {
-		if first { // the loop waits here while the queue fills
-			first = false
-			entered <- true
-			<-release
-			return
-		}
-		found <- dir
-	})
+	found, entered, release, seen := stallFirst()
+	n := startClaimNotify(state, seen)
 	if n == nil {
 		t.Fatal("no inotify")
 	}
@@ -141,5 +123,22 @@ func TestClaimNotify_Overflow(t *testing.T) {
 		if dir := receive(t, found, "look in "+b); dir == b {
 			return
 		}
+	}
+}
+
+// stallFirst is a notify callback that waits in its first call, which
+// entered says, until release is closed or sent to, while the kernel's
+// queue fills; every later call sends its folder to found.
+func stallFirst() (found chan string, entered, release chan bool, seen func(string)) {
+	found, entered, release = make(chan string, 16), make(chan bool), make(chan bool)
+	first := true
+	return found, entered, release, func(dir string) {
+		if first {
+			first = false
+			entered <- true
+			<-release
+			return
+		}
+		found <- dir
 	}
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -155,10 +156,7 @@ func droid(argv []string, env Env) Plan {
 		p.Unknown = "FACTORY_ENV=" + v + " moves droid's folder"
 		return p
 	}
-	home := env.Getenv("FACTORY_HOME_OVERRIDE")
-	if home == "" {
-		home = env.Home
-	}
+	home := cmp.Or(env.Getenv("FACTORY_HOME_OVERRIDE"), env.Home)
 	sessions := filepath.Join(abs(home, env), ".factory", "sessions")
 	cwd := env.Cwd
 	if a.cwd != "" {
