@@ -5,6 +5,7 @@ package main
 import (
 	"maps"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -136,6 +137,9 @@ var waitForms = map[string]waitForm{
 	// spends some 10 s of CPU before its first model call, which on a
 	// loaded machine comes after more than 30 s.
 	"grep": {"FILE PATTERN", 2, 2 * time.Minute, false, waitGrep},
+	// sqlite DB QUERY PATTERN: a line of what sqlite3 prints for QUERY on DB
+	// matches PATTERN: a harness's own write that lands when it will.
+	"sqlite": {"DB QUERY PATTERN", 3, 2 * time.Minute, false, waitSqlite},
 	// touch FILE: FILE's mtime moves past what it is now, the file not replaced.
 	"touch": {"FILE", 1, 10 * time.Second, false, waitTouch},
 	// [!] pane SOCKET TARGET PATTERN: a tmux pane's text matches PATTERN (negated: stops matching).
@@ -196,6 +200,19 @@ func waitGrep(ts *testscript.TestScript, _ bool, args []string, within time.Dura
 		}
 	}
 	ts.Fatalf("no line of %s matched %s within %s", args[0], args[1], within)
+}
+
+func waitSqlite(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	re, err := regexp.Compile("(?m)" + args[2])
+	ts.Check(err)
+	var out []byte
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		out, err = exec.Command("sqlite3", ts.MkAbs(args[0]), args[1]).CombinedOutput()
+		if err == nil && re.Match(out) {
+			return
+		}
+	}
+	ts.Fatalf("sqlite3 %s never printed a line matching %s within %s; last it printed:\n%s", args[0], args[2], within, out)
 }
 
 func waitTouch(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
