@@ -4,11 +4,11 @@ import (
 	"os"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/supervise/cgroup"
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 // subreaper makes padrun the reaper of its session's orphans, so that a
@@ -19,19 +19,9 @@ func subreaper() {
 
 // reapOthers reaps, while the child runs, the orphans of the session that
 // died as padrun's (its subreaper's) children, so that they do not stay
-// zombies until padrun exits. The child itself is left to Supervise.
-func reapOthers(child int) {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-		pid := int(siginfoPid(&info))
-		if err != nil || pid <= 0 || pid == child {
-			return // none, or the child's exit: Supervise reaps it
-		}
-		var ws unix.WaitStatus
-		unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort.
-	}
-}
+// zombies until padrun exits. The child itself is left to Supervise, and
+// padrun's own os/exec children to their Wait (package reap).
+func reapOthers(child int) { reap.Orphans(child) }
 
 // forkExec starts the child in the session's cgroup. Where the kernel
 // refuses to place it there, the cgroup is dropped (removed, so that the
@@ -58,7 +48,7 @@ func forkExec(path string, args []string, attr *syscall.ProcAttr, cg *cgroup.Ses
 // there are none.
 func (c *Child) rest() []int {
 	// Orphans that died are padrun's zombies now: reap them first.
-	none := cgroup.ReapExited()
+	none := !reap.Left()
 	if c.cgroup != nil {
 		if c.cgroup.RemoveEmpty() {
 			return nil // empty: gone with one rmdir, before the markers that name it
@@ -102,10 +92,3 @@ func (c *Child) killAll() {
 // waitRestEvery is how often padrun looks whether what the child left has
 // ended: only while some of it runs, never on a run without leftovers.
 const waitRestEvery = 10 * time.Millisecond
-
-// siginfoPid reads si_pid from a siginfo_t: the first field of its union,
-// after three ints (signo, errno, code), aligned like a pointer.
-func siginfoPid(info *unix.Siginfo) int32 {
-	off := 3*4 + (unsafe.Sizeof(uintptr(0)) - 4)
-	return *(*int32)(unsafe.Add(unsafe.Pointer(info), off))
-}

@@ -1,7 +1,9 @@
 package supervise
 
 import (
+	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/supervise/childtest"
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 func init() {
@@ -72,8 +75,15 @@ func alive(pid int) bool {
 }
 
 // What the child left in a session of its own is found (padrun is its
-// subreaper) and ended by TERM.
+// subreaper) and ended by TERM; padrun's own os/exec child is not the
+// session's, and is left running.
 func TestEndRest_EndsWhatTheChildLeft(t *testing.T) {
+	own := exec.Command("sleep", "60")
+	if err := reap.Start(own); err != nil {
+		t.Fatal(err)
+	}
+	defer reap.Wait(own)
+	defer own.Process.Kill()
 	c, pid := leave(t, "leave", nil)
 	var found []int
 	if left := c.EndRest(time.Minute, func(p []int) { found = p }); len(left) > 0 {
@@ -84,6 +94,9 @@ func TestEndRest_EndsWhatTheChildLeft(t *testing.T) {
 	}
 	if alive(pid) {
 		t.Fatalf("pid %d still alive", pid)
+	}
+	if !alive(own.Process.Pid) {
+		t.Fatalf("padrun's own child %d was ended", own.Process.Pid)
 	}
 }
 
@@ -244,4 +257,59 @@ func TestEndRest_EmptyCgroupRemovedAtOnce(t *testing.T) {
 	if !tr.Remove() {
 		t.Fatal("Remove of a removed cgroup failed")
 	}
+}
+
+// reapRounds is how many os/exec children TestReap_OwnChildrenKeepTheirWait
+// starts while the session's orphans die beside them.
+var reapRounds = flag.Int("reap-rounds", 200, "os/exec children started while orphans die (TestReap_OwnChildrenKeepTheirWait)")
+
+// While the session's orphans die (each a zombie of padrun, their
+// subreaper, reaped as it comes), padrun's own os/exec children are left
+// to their Wait: none fails with "no child processes", and every orphan is
+// reaped. A reap of any child took about one wait in five.
+func TestReap_OwnChildrenKeepTheirWait(t *testing.T) {
+	done := filepath.Join(t.TempDir(), "done")
+	c, err := Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", `while [ ! -e "$1" ]; do (/bin/true &); done`, "sh", done}, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := make(chan []string, 1)
+	go func() {
+		var errs []string
+		for range *reapRounds {
+			cmd := exec.Command("/bin/true")
+			if err := reap.Start(cmd); err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			if err := reap.Wait(cmd); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		os.WriteFile(done, nil, 0o600)
+		failed <- errs
+	}()
+	if st := c.Supervise(nil, grace, 0); st.Code != 0 {
+		t.Fatalf("the shell ended with %+v", st)
+	}
+	if errs := <-failed; len(errs) > 0 {
+		t.Fatalf("%d of %d waits failed, first: %s", len(errs), *reapRounds, errs[0])
+	}
+	// The last orphans may still run as the shell ends; each is reaped once
+	// it exits.
+	for deadline := time.Now().Add(10 * time.Second); reap.Left(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("children left unreaped: %s", readChildren())
+		}
+	}
+}
+
+func readChildren() string {
+	var out []string
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, task := range tasks {
+		b, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		out = append(out, strings.Fields(string(b))...)
+	}
+	return strings.Join(out, " ")
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 // FenceName is the name padrun runs itself under as a session's fence
@@ -58,7 +60,7 @@ func startFence(cg string, until int64, tick time.Duration) (*fenceProc, error) 
 		return nil, err
 	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := reap.Start(cmd); err != nil {
 		return nil, err
 	}
 	return &fenceProc{cmd: cmd, w: w, r: bufio.NewReader(out)}, nil
@@ -81,7 +83,7 @@ func (f *fenceProc) end() string {
 	f.send("end")
 	f.w.Close()
 	b, _ := io.ReadAll(io.LimitReader(f.r, 4096))
-	f.cmd.Wait() // its status says nothing its words do not
+	reap.Wait(f.cmd) // its status says nothing its words do not
 	why, _ := strings.CutPrefix(strings.TrimSpace(string(b)), "fenced ")
 	return why
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/marker/safefile"
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 // helperName is the program that carries https:// requests.
@@ -92,7 +93,7 @@ func (c *Client) dialTLS(ctx context.Context, e endpoint) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := reap.Start(cmd); err != nil {
 		return nil, err
 	}
 	pc.w, pc.r = in, out
@@ -133,7 +134,7 @@ func (p *pipeConn) wait(kill bool) error {
 		if kill {
 			p.cmd.Process.Kill() // Best effort: it may have exited.
 		}
-		p.state = p.cmd.Wait()
+		p.state = reap.Wait(p.cmd)
 		close(p.done)
 	})
 	<-p.done

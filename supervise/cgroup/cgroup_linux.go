@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 // magic is CGROUP2_SUPER_MAGIC, the f_type of a cgroup v2 filesystem.
@@ -116,7 +118,7 @@ func (s *Session) Remove() bool {
 	s.CloseFD()
 	// Padrun's own exited children (orphans of the session it reaps as
 	// their subreaper) still count until reaped.
-	s.gone = removeWhenEmpty(s.Path, func() { ReapExited() })
+	s.gone = removeWhenEmpty(s.Path, func() { reap.Orphans(0) })
 	return s.gone
 }
 
@@ -160,23 +162,6 @@ func (s *Session) Procs() []int {
 // Kill sends SIGKILL to every process of the cgroup at once.
 func (s *Session) Kill() error {
 	return os.WriteFile(filepath.Join(s.Path, "cgroup.kill"), []byte("1"), 0)
-}
-
-// ReapExited reaps every child of this process that has exited, for a
-// zombie still counts in its cgroup; it reports whether this process has no
-// child at all left.
-func ReapExited() (none bool) {
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-		switch {
-		case err == unix.EINTR || (err == nil && pid > 0):
-		case err == unix.ECHILD:
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 // removeTries bounds the wait for an empty cgroup that the kernel still

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 // The last close of an inotify instance that held watches waits for
@@ -88,7 +90,7 @@ func hand(fs []*os.File) bool {
 	// and a process group of its own (terminal signals are not its).
 	cmd := &exec.Cmd{Path: self, Args: []string{Name}, ExtraFiles: append([]*os.File{r}, fs...),
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
-	if err := cmd.Start(); err != nil {
+	if err := reap.Start(cmd); err != nil { // padrun's own: no orphan of the session
 		w.Close()
 		return false
 	}
