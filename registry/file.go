@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"io"
 	"os"
 )
 
@@ -17,49 +16,6 @@ var (
 type recordFile struct {
 	data []byte      // nil when the file could not be read or is too large
 	info os.FileInfo // the file's own: mode, mtime and identity
-}
-
-// readRecordFile reads a registry file as pad does: without following a
-// symlink or blocking on a FIFO, regular files only, at most MaxSize bytes.
-// A regular file that cannot be read still returns its info, so that its
-// mtime can stand for its time.
-func readRecordFile(path string) (recordFile, error) {
-	f, err := openNoFollow(path)
-	if err != nil {
-		return unreadable(path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return unreadable(path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return recordFile{}, errNotRecord
-	}
-	rf := recordFile{info: fi}
-	if fi.Size() > MaxSize {
-		return rf, errTooLarge
-	}
-	// Its size and one byte more, in one read; a file that grew meanwhile
-	// is read on, up to the bound.
-	b := make([]byte, fi.Size()+1)
-	n, err := io.ReadFull(f, b)
-	switch {
-	case err == nil:
-		rest, err := io.ReadAll(io.LimitReader(f, MaxSize+1-int64(n)))
-		if err != nil {
-			return rf, err
-		}
-		b = append(b, rest...)
-		n = len(b)
-	case err != io.ErrUnexpectedEOF && err != io.EOF:
-		return rf, err
-	}
-	if n > MaxSize {
-		return rf, errTooLarge
-	}
-	rf.data = b[:n]
-	return rf, nil
 }
 
 // unreadable is a registry file that could not be opened or examined: a
@@ -85,7 +41,7 @@ func removeSame(path string, info os.FileInfo) (removed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if info == nil || !os.SameFile(info, fi) {
+	if info == nil || !sameFile(info, fi) {
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -68,17 +69,14 @@ func countWarnings(env *testscript.Env) {
 		if v, ok := allowed.LoadAndDelete(env.WorkDir); ok {
 			list = *v.(*[]*regexp.Regexp)
 		}
+		var stray []string
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if line == "" {
-				continue
+			if line != "" && !slices.ContainsFunc(list, func(re *regexp.Regexp) bool { return re.MatchString(line) }) {
+				stray = append(stray, line)
 			}
-			ok := false
-			for _, re := range list {
-				ok = ok || re.MatchString(line)
-			}
-			if !ok {
-				env.T().Fatal("a warning the script does not call for (add warns 'REGEXP' if it should): " + line)
-			}
+		}
+		if len(stray) > 0 {
+			env.T().Fatal("warnings the script does not call for (add warns 'REGEXP' if it should):\n" + strings.Join(stray, "\n"))
 		}
 	})
 }
