@@ -98,7 +98,7 @@ var adapters = []Adapter{
 		Oldest:   "2.1.197", Newest: "2.1.332",
 		Companion: &CompanionSpec{
 			// A SessionStart hook cannot cancel: a refused claim ends claude.
-			LoadedBy: "--settings", Hook: "companion claude-hook",
+			LoadedBy: "--settings", Hook: "companion claude-hook", runHook: claudeHook,
 			load:     func(argv []string, l Load) ([]string, bool) { return WithClaudeCompanion(argv, l.Hook) },
 			wanted:   claudeCompanionWanted,
 			Conflict: "claude is given --settings of its own: padrun cannot add its hooks",
@@ -146,6 +146,7 @@ var adapters = []Adapter{
 			// block as a warning in the session file: a refused claim ends
 			// gemini instead.
 			LoadedBy: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", Hook: "companion gemini-hook",
+			HookArgs: []string{"EVENT"}, runHook: geminiHook,
 			SettingsEnv: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
 			settings:    geminiHooks, occupied: geminiDefaultsOccupied,
 			load:   func(argv []string, l Load) ([]string, bool) { return argv, geminiReads(l) },
@@ -173,7 +174,7 @@ var adapters = []Adapter{
 			// the lowest of its scopes, carries padrun's hooks, which it
 			// adds to the user's. SessionStart cannot cancel: a refused
 			// claim ends qwen.
-			LoadedBy: "QWEN_CODE_SYSTEM_DEFAULTS_PATH", Hook: "companion qwen-hook",
+			LoadedBy: "QWEN_CODE_SYSTEM_DEFAULTS_PATH", Hook: "companion qwen-hook", runHook: claudeHook,
 			SettingsEnv: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
 			settings:    qwenHookSettings, occupied: qwenDefaultsOccupied,
 			load:     func(argv []string, _ Load) ([]string, bool) { return argv, true },
@@ -228,7 +229,7 @@ var adapters = []Adapter{
 			// Its settings file is a path (--settings FILE): padrun writes
 			// it into its control folder. SessionStart cannot cancel: a
 			// refused claim ends droid before it writes.
-			LoadedBy: "--settings", Hook: "companion droid-hook",
+			LoadedBy: "--settings", Hook: "companion droid-hook", runHook: claudeHook,
 			settings: droidHookSettings,
 			load:     func(argv []string, l Load) ([]string, bool) { return WithDroidCompanion(argv, l.Settings) },
 			wanted:   func(p Plan) bool { return p.Mode != "" },
