@@ -33,7 +33,7 @@ var (
 // None last.
 var adapters = []Adapter{
 	{
-		Name: "pi", Agent: "pi", read: pi,
+		Name: "pi", Agent: "pi", read: pi, header: piHeaderID,
 		Env: []EnvVar{
 			{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
 			{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
@@ -57,7 +57,7 @@ var adapters = []Adapter{
 		ErasesArgv: true,
 	},
 	{
-		Name: "omp", Agent: "omp", read: omp,
+		Name: "omp", Agent: "omp", read: omp, header: piHeaderID,
 		Env: []EnvVar{
 			{"PI_CODING_AGENT_DIR", "omp's agent folder (default ~/.omp/agent)"},
 			{"PI_CODING_AGENT_SESSION_DIR", "omp's session folder"},
@@ -110,7 +110,7 @@ var adapters = []Adapter{
 		},
 	},
 	{
-		Name: "codex", Agent: "codex", read: codex,
+		Name: "codex", Agent: "codex", read: codex, header: codexHeaderID,
 		Env: []EnvVar{{"CODEX_HOME", "codex's folder (default ~/.codex)"}},
 		Sessions: Sessions{
 			Folder:  "$CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/",
@@ -121,7 +121,7 @@ var adapters = []Adapter{
 		Oldest:   "0.171.0", Newest: "0.171.0",
 	},
 	{
-		Name: "gemini", Agent: "gemini", read: gemini,
+		Name: "gemini", Agent: "gemini", read: gemini, header: geminiHeaderID,
 		Env: []EnvVar{
 			{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"},
 			{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "Gemini CLI's system-defaults file, where padrun loads its hooks from: one of yours leaves them out"},
