@@ -57,7 +57,7 @@ var adapters = []Adapter{
 		ErasesArgv: true,
 	},
 	{
-		Name: "omp", Agent: "omp", read: omp, header: piHeaderID,
+		Name: "omp", Agent: "omp", read: omp, header: ompHeaderID,
 		Env: []EnvVar{
 			{"PI_CODING_AGENT_DIR", "omp's agent folder (default ~/.omp/agent)"},
 			{"PI_CODING_AGENT_SESSION_DIR", "omp's session folder"},

@@ -127,14 +127,14 @@ func codex(argv []string, env Env) Plan {
 
 // codexHeaderID reads codex's header line:
 // {"type":"session_meta","payload":{"id":ID,...}}.
-func codexHeaderID(first json.RawMessage) (string, bool) {
+func codexHeaderID(head *json.Decoder) (string, bool) {
 	var h struct {
 		Type    string `json:"type"`
 		Payload struct {
 			ID string `json:"id"`
 		} `json:"payload"`
 	}
-	if json.Unmarshal(first, &h) != nil || h.Type != "session_meta" {
+	if head.Decode(&h) != nil || h.Type != "session_meta" {
 		return "", false
 	}
 	return h.Payload.ID, true

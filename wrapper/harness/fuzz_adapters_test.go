@@ -151,8 +151,9 @@ func checkFuzzPlan(t *testing.T, name, version string, argv []string, p Plan, no
 // headerSeeds are a header line of each harness whose files name their id
 // in one (Adapter.header), as its unit tests and its own files write it.
 var headerSeeds = map[string][]string{
-	"pi":     {`{"type":"session","version":3,"id":"` + placeholder + `","timestamp":"2026-11-29T10:00:00.000Z","cwd":"/w/proj"}`},
-	"omp":    {`{"type":"session","version":3,"id":"` + placeholder + `","cwd":"/w/proj"}`, `{"type":"title","title":"t"}`},
+	"pi": {`{"type":"session","version":3,"id":"` + placeholder + `","timestamp":"2026-11-29T10:00:00.000Z","cwd":"/w/proj"}`},
+	"omp": {`{"type":"session","version":3,"id":"` + placeholder + `","cwd":"/w/proj"}`,
+		`{"type":"title","title":"t"}` + "\n" + `{"type":"session","version":3,"id":"` + placeholder + `","cwd":"/w/proj"}`},
 	"codex":  {`{"type":"session_meta","payload":{"id":"` + placeholder + `","cwd":"/w/proj"}}`},
 	"gemini": {`{"sessionId":"` + placeholder + `","projectHash":"abc","startTime":"2026-11-29T10:00:00.000Z","kind":"main"}`},
 }
@@ -172,7 +173,7 @@ func TestHeaderID_EveryReader(t *testing.T) {
 			continue
 		}
 		line := headerSeeds[name][0]
-		if id, ok := a.header(json.RawMessage(line)); !ok || id != placeholder {
+		if id, ok := a.header(json.NewDecoder(strings.NewReader(line))); !ok || id != placeholder {
 			t.Errorf("%s: its header %s reads %q, %v", name, line, id, ok)
 		}
 		file := filepath.Join(dir, name+".jsonl")
@@ -185,9 +186,10 @@ func TestHeaderID_EveryReader(t *testing.T) {
 	}
 }
 
-// FuzzHeaders: every header reader takes any first line without
-// panicking, and HeaderID reads the first line only: for a line that is
-// one JSON value, what follows it changes nothing.
+// FuzzHeaders: every header reader takes any head of a file without
+// panicking; it says the id only of a header it knows, and what follows
+// that header changes nothing; HeaderID gives the id of the first reader
+// that knows the file's header.
 func FuzzHeaders(f *testing.F) {
 	var readers []Adapter
 	for _, a := range adapters {
@@ -195,27 +197,53 @@ func FuzzHeaders(f *testing.F) {
 			readers = append(readers, a)
 		}
 	}
-	for i, a := range readers {
+	for _, a := range readers {
 		for _, s := range headerSeeds[a.Name] {
-			f.Add(uint8(i), s, `{"type":"session","id":"later"}`)
+			f.Add(s, `{"type":"session","id":"later"}`)
 		}
 	}
 	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, which uint8, line, tail string) {
-		a := readers[int(which)%len(readers)]
-		id, ok := a.header(json.RawMessage(line))
-		if !ok && id != "" {
-			t.Fatalf("%s: %q read as no header, with id %q", a.Name, line, id)
+	read := func(a Adapter, head string) (string, bool) {
+		return a.header(json.NewDecoder(strings.NewReader(head)))
+	}
+	f.Fuzz(func(t *testing.T, head, tail string) {
+		want, found := "", false
+		for _, a := range readers {
+			id, ok := read(a, head)
+			if !ok && id != "" {
+				t.Fatalf("%s: %q read as no header, with id %q", a.Name, head, id)
+			}
+			if !ok {
+				continue
+			}
+			if id2, ok2 := read(a, head+"\n"+tail); id2 != id || !ok2 {
+				t.Fatalf("%s: %q reads %q, and %q, %v once followed by %q", a.Name, head, id, id2, ok2, tail)
+			}
+			if !found {
+				want, found = id, true
+			}
 		}
-		if !json.Valid([]byte(line)) {
-			return
+		file := filepath.Join(dir, "s.jsonl")
+		if err := os.WriteFile(file, []byte(head), 0o600); err != nil {
+			t.Fatal(err)
 		}
-		alone, more := filepath.Join(dir, "alone.jsonl"), filepath.Join(dir, "more.jsonl")
-		if os.WriteFile(alone, []byte(line), 0o600) != nil || os.WriteFile(more, []byte(line+"\n"+tail), 0o600) != nil {
-			t.Fatal("cannot write")
-		}
-		if x, y := HeaderID(alone), HeaderID(more); x != y {
-			t.Fatalf("%q: HeaderID %q, %q once followed by %q", line, x, y, tail)
+		if got := HeaderID(file); len(head) <= 1<<20 && got != want {
+			t.Fatalf("HeaderID of %q is %q, its first reader's %q", head, got, want)
 		}
 	})
+}
+
+// An omp session whose file opens with its title line names its id in the
+// session line after it: HeaderID reads it as omp's adapter does
+// (ompSessionID), so the file's etcd key (wrapper.FileSessionID) is the
+// one a run of it holds. It read "" before.
+func TestHeaderID_OmpTitledSession(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	head := `{"type":"title","title":"fix the tests"}` + "\n" + `{"type":"session","version":3,"id":"` + placeholder + `","cwd":"/w/p"}` + "\n"
+	if err := os.WriteFile(file, []byte(head+`{"type":"message"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if id, want := HeaderID(file), ompSessionID(file); id != want || id != placeholder {
+		t.Errorf("HeaderID %q, omp's adapter reads %q", id, want)
+	}
 }

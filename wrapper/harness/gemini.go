@@ -499,12 +499,12 @@ func geminiHooks(hook string) []byte {
 
 // geminiHeaderID reads the first line of gemini's JSONL session file: its
 // sessionId, beside projectHash.
-func geminiHeaderID(first json.RawMessage) (string, bool) {
+func geminiHeaderID(head *json.Decoder) (string, bool) {
 	var h struct {
 		SessionID   string `json:"sessionId"`
 		ProjectHash string `json:"projectHash"`
 	}
-	if json.Unmarshal(first, &h) != nil || h.SessionID == "" || h.ProjectHash == "" {
+	if head.Decode(&h) != nil || h.SessionID == "" || h.ProjectHash == "" {
 		return "", false
 	}
 	return h.SessionID, true

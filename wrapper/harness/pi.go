@@ -241,10 +241,10 @@ func piSessionID(path string) string {
 	return ""
 }
 
-// piHeaderID reads pi's header line (omp's too): {"type":"session","id":ID}.
-func piHeaderID(first json.RawMessage) (string, bool) {
+// piHeaderID reads pi's header line: {"type":"session","id":ID}.
+func piHeaderID(head *json.Decoder) (string, bool) {
 	var h piHeader
-	if json.Unmarshal(first, &h) != nil || h.Type != "session" {
+	if head.Decode(&h) != nil || h.Type != "session" {
 		return "", false
 	}
 	return h.ID, true
