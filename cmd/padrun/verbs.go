@@ -19,7 +19,6 @@ import (
 	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper"
 	"github.com/padrun/padrun/wrapper/harness"
-	"github.com/padrun/padrun/wrapper/hook"
 )
 
 func init() {
@@ -48,42 +47,55 @@ func init() {
 		{name: "completion", args: "SHELL", min: 1, max: 1, setup: setupCompletion,
 			short:   "print a completion script for bash, zsh or fish",
 			summary: "Prints a completion script for SHELL: bash, zsh or fish. Load it with: source <(padrun completion bash), padrun completion fish | source, or in ~/.zshrc: source <(padrun completion zsh)."},
-		// companion is run by a harness's companion, not by people: claude's
-		// and qwen's hooks run `padrun companion claude-hook|qwen-hook`,
-		// gemini's `padrun companion gemini-hook EVENT`.
-		{name: "companion", args: "claude-hook|qwen-hook|gemini-hook EVENT", min: 1, max: 2, hidden: true, setup: setupCompanion,
-			summary: "Runs a companion's side inside the harness: claude's and qwen's hooks run padrun companion claude-hook or qwen-hook, gemini's padrun companion gemini-hook EVENT, with the hook's JSON on stdin."},
+		// companion is run by a harness's companion, not by people: its
+		// hooks run `padrun companion SIDE`, each side an adapter's
+		// (harness.HookSides).
+		{name: "companion", args: companionArgs(), min: 1, max: 1 + companionMaxArgs(), hidden: true, setup: setupCompanion,
+			summary: "Runs a companion's side inside the harness, run by the harness's hooks with the hook's JSON on stdin: padrun companion " + companionSides("or") + "."},
 	}
 }
 
 func setupCompanion(*pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 	return func(args []string, stdout, stderr io.Writer) error {
-		name := hookHarness(args[0])
-		if args[0] == "gemini-hook" && len(args) == 2 {
-			if code := hook.Gemini(args[1], os.Stdin, stdout, stderr, wrapper.ReadEnv().ControlClient()); code != 0 {
-				return exitStatus(code)
-			}
-			return nil
-		}
-		if name == "" || args[0] == "gemini-hook" || len(args) != 1 {
+		side, rest, ok := harness.FindHook(args)
+		if !ok {
 			return &wrapper.UsageError{Err: fmt.Errorf("companion: unknown side %q", strings.Join(args, " ")),
-				Advice: "padrun companion claude-hook, qwen-hook or gemini-hook EVENT (run by the harness's hooks, reading the hook's JSON on stdin)"}
+				Advice: "padrun companion " + companionSides("or") + " (run by the harness's hooks, reading the hook's JSON on stdin)"}
 		}
-		if code := hook.Claude(name, os.Stdin, stderr, wrapper.ReadEnv().ControlClient()); code != 0 {
+		call := harness.HookCall{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Control: wrapper.ReadEnv().ControlClient()}
+		if code := side.Run(rest, call); code != 0 {
 			return exitStatus(code) // the harness reads the hook's status: 2 blocks
 		}
 		return nil
 	}
 }
 
-// hookHarness is the harness whose hooks run `padrun companion side`, or "".
-func hookHarness(side string) string {
-	for _, h := range harness.Companions() {
-		if a, _ := harness.Lookup(h); a.Companion.Hook == "companion "+side {
-			return h
-		}
+// companionSides names the sides `padrun companion` runs, as their hooks
+// run them: "claude-hook, gemini-hook EVENT or qwen-hook".
+func companionSides(and string) string {
+	var sides []string
+	for _, h := range harness.HookSides() {
+		sides = append(sides, h.Usage())
 	}
-	return ""
+	return harness.List(sides, and)
+}
+
+// companionMaxArgs is the most words a hook gives after its side.
+func companionMaxArgs() int {
+	n := 0
+	for _, h := range harness.HookSides() {
+		n = max(n, len(h.Args))
+	}
+	return n
+}
+
+// companionArgs is the companion verb's synopsis: "claude-hook|gemini-hook EVENT".
+func companionArgs() string {
+	var sides []string
+	for _, h := range harness.HookSides() {
+		sides = append(sides, h.Usage())
+	}
+	return strings.Join(sides, "|")
 }
 
 func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {

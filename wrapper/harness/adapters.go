@@ -33,7 +33,7 @@ var (
 // None last.
 var adapters = []Adapter{
 	{
-		Name: "pi", Agent: "pi", read: pi,
+		Name: "pi", Agent: "pi", read: pi, header: piHeaderID,
 		Env: []EnvVar{
 			{"PI_CODING_AGENT_DIR", "pi's folder (default ~/.pi/agent)"},
 			{"PI_CODING_AGENT_SESSION_DIR", "pi's session folder"},
@@ -57,7 +57,7 @@ var adapters = []Adapter{
 		ErasesArgv: true,
 	},
 	{
-		Name: "omp", Agent: "omp", read: omp,
+		Name: "omp", Agent: "omp", read: omp, header: ompHeaderID,
 		Env: []EnvVar{
 			{"PI_CODING_AGENT_DIR", "omp's agent folder (default ~/.omp/agent)"},
 			{"PI_CODING_AGENT_SESSION_DIR", "omp's session folder"},
@@ -98,7 +98,7 @@ var adapters = []Adapter{
 		Oldest:   "2.1.197", Newest: "2.1.332",
 		Companion: &CompanionSpec{
 			// A SessionStart hook cannot cancel: a refused claim ends claude.
-			LoadedBy: "--settings", Hook: "companion claude-hook",
+			LoadedBy: "--settings", Hook: "companion claude-hook", runHook: claudeHook,
 			load:     func(argv []string, l Load) ([]string, bool) { return WithClaudeCompanion(argv, l.Hook) },
 			wanted:   claudeCompanionWanted,
 			Conflict: "claude is given --settings of its own: padrun cannot add its hooks",
@@ -110,7 +110,7 @@ var adapters = []Adapter{
 		},
 	},
 	{
-		Name: "codex", Agent: "codex", read: codex,
+		Name: "codex", Agent: "codex", read: codex, header: codexHeaderID,
 		Env: []EnvVar{{"CODEX_HOME", "codex's folder (default ~/.codex)"}},
 		Sessions: Sessions{
 			Folder:  "$CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/",
@@ -121,7 +121,7 @@ var adapters = []Adapter{
 		Oldest:   "0.171.0", Newest: "0.171.0",
 	},
 	{
-		Name: "gemini", Agent: "gemini", read: gemini,
+		Name: "gemini", Agent: "gemini", read: gemini, header: geminiHeaderID,
 		Env: []EnvVar{
 			{"GEMINI_CLI_HOME", "Gemini CLI's home, holding .gemini (default ~)"},
 			{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "Gemini CLI's system-defaults file, where padrun loads its hooks from: one of yours leaves them out"},
@@ -146,6 +146,7 @@ var adapters = []Adapter{
 			// block as a warning in the session file: a refused claim ends
 			// gemini instead.
 			LoadedBy: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", Hook: "companion gemini-hook",
+			HookArgs: []string{"EVENT"}, runHook: geminiHook,
 			SettingsEnv: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
 			settings:    geminiHooks, occupied: geminiDefaultsOccupied,
 			load:   func(argv []string, l Load) ([]string, bool) { return argv, geminiReads(l) },
@@ -173,7 +174,7 @@ var adapters = []Adapter{
 			// the lowest of its scopes, carries padrun's hooks, which it
 			// adds to the user's. SessionStart cannot cancel: a refused
 			// claim ends qwen.
-			LoadedBy: "QWEN_CODE_SYSTEM_DEFAULTS_PATH", Hook: "companion qwen-hook",
+			LoadedBy: "QWEN_CODE_SYSTEM_DEFAULTS_PATH", Hook: "companion qwen-hook", runHook: claudeHook,
 			SettingsEnv: "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
 			settings:    qwenHookSettings, occupied: qwenDefaultsOccupied,
 			load:     func(argv []string, _ Load) ([]string, bool) { return argv, true },
@@ -228,7 +229,7 @@ var adapters = []Adapter{
 			// Its settings file is a path (--settings FILE): padrun writes
 			// it into its control folder. SessionStart cannot cancel: a
 			// refused claim ends droid before it writes.
-			LoadedBy: "--settings", Hook: "companion droid-hook",
+			LoadedBy: "--settings", Hook: "companion droid-hook", runHook: claudeHook,
 			settings: droidHookSettings,
 			load:     func(argv []string, l Load) ([]string, bool) { return WithDroidCompanion(argv, l.Settings) },
 			wanted:   func(p Plan) bool { return p.Mode != "" },

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 )
@@ -122,4 +123,19 @@ func codex(argv []string, env Env) Plan {
 	}
 	p.Watch = []Watch{watch} // a new session, a fork, or a resume that writes anew
 	return p
+}
+
+// codexHeaderID reads codex's header line:
+// {"type":"session_meta","payload":{"id":ID,...}}.
+func codexHeaderID(head *json.Decoder) (string, bool) {
+	var h struct {
+		Type    string `json:"type"`
+		Payload struct {
+			ID string `json:"id"`
+		} `json:"payload"`
+	}
+	if head.Decode(&h) != nil || h.Type != "session_meta" {
+		return "", false
+	}
+	return h.Payload.ID, true
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/padrun/padrun/wrapper/hook"
 )
 
 // CompanionSpec is what a harness loads of padrun's (docs/spec.md §4.5): a script it
@@ -20,8 +22,11 @@ type CompanionSpec struct {
 	Script     []byte
 	ScriptName string
 	// Hook, when set, is the padrun command line (after padrun's own path)
-	// the harness's hooks run.
-	Hook string
+	// the harness's hooks run: "companion SIDE", to which they add
+	// HookArgs (gemini's EVENT); runHook answers them (HookSides).
+	Hook     string
+	HookArgs []string
+	runHook  func(HookCall) int
 	// Conflict is the warning when argv leaves no room to load the
 	// companion (claude's own --settings), or the settings file it would
 	// take the place of exists (qwen's system defaults).
@@ -154,6 +159,17 @@ func hookSettings(hookCmd string, events ...string) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"hooks": hooks})
 	return b
+}
+
+// claudeHook answers the hooks of claude's schema (claude's, qwen's and
+// droid's): `padrun companion HARNESS-hook`.
+func claudeHook(c HookCall) int {
+	return hook.Claude(c.Harness, c.Stdin, c.Stderr, c.Control)
+}
+
+// geminiHook answers gemini's hooks: `padrun companion gemini-hook EVENT`.
+func geminiHook(c HookCall) int {
+	return hook.Gemini(c.Args[0], c.Stdin, c.Stdout, c.Stderr, c.Control)
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it.

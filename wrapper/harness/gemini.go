@@ -497,6 +497,19 @@ func geminiHooks(hook string) []byte {
 	return b
 }
 
+// geminiHeaderID reads the first line of gemini's JSONL session file: its
+// sessionId, beside projectHash.
+func geminiHeaderID(head *json.Decoder) (string, bool) {
+	var h struct {
+		SessionID   string `json:"sessionId"`
+		ProjectHash string `json:"projectHash"`
+	}
+	if head.Decode(&h) != nil || h.SessionID == "" || h.ProjectHash == "" {
+		return "", false
+	}
+	return h.SessionID, true
+}
+
 // geminiDefaultsOccupied reports whether the user has a system-defaults
 // file of their own, which padrun's would hide: gemini reads one only,
 // $GEMINI_CLI_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside the

@@ -24,7 +24,9 @@
 //   - Unvetoed, when an in-harness session switch cannot be refused: the
 //     warning an interactive run gives;
 //   - Companion, when it has one: how argv loads it, the greeting's flag,
-//     whether it can cancel a switch, and when a run loads it;
+//     whether it can cancel a switch, and when a run loads it; when its
+//     hooks run padrun again, the hook's command line and the function
+//     that answers it (`padrun companion SIDE` dispatches to it, FindHook);
 //   - Held, when the harness can go on from a held session without writing
 //     it (pi --fork): the hint of the refusal;
 //   - InUse, when the harness keeps in-use locks of its own beside a
@@ -32,6 +34,8 @@
 //   - Records, when the harness leaves records of its live sessions
 //     (claude's sessions/<pid>.json), and ErasesArgv, when it overwrites its
 //     command line: how padrun finds a writer of it that it did not start;
+//   - header, when its session files name their id in their first lines:
+//     how to read it (HeaderID);
 //   - release, when its launcher may run another release than its package
 //     (copilot's auto-update cache): how to read the one that runs;
 //   - testdata scripts in cmd/padrun/testdata/harness for both columns.
@@ -181,6 +185,11 @@ type Adapter struct {
 	// (pi's process.title), so a live one's session cannot be read from
 	// it: padrun can tell only the folder it works in.
 	ErasesArgv bool
+	// header reads the session id from the head of a session file of the
+	// harness's, a decoder of its first MiB (HeaderID); ok is false when
+	// it does not open with the harness's header. nil: its files name no
+	// id in a header.
+	header func(head *json.Decoder) (id string, ok bool)
 	// release is the release the harness's launcher will really run, read
 	// from where it looks (installed is the package's release; argv and env
 	// the run's); nil: the package's.
@@ -377,29 +386,30 @@ func firstLine(path string, v any) bool {
 }
 
 // HeaderID is the session id in a session file's header, once the harness
-// has written it: pi's "session" line, codex's "session_meta" line,
-// gemini's first line (sessionId beside projectHash).
+// has written it: its first lines, as the first adapter whose header reader
+// knows their form reads them (pi's "session" line, omp's after its title
+// line, codex's "session_meta" line, gemini's sessionId beside
+// projectHash).
 func HeaderID(path string) string {
-	var h struct {
-		Type        string `json:"type"`
-		ID          string `json:"id"`
-		SessionID   string `json:"sessionId"`
-		ProjectHash string `json:"projectHash"`
-		Payload     struct {
-			ID string `json:"id"`
-		} `json:"payload"`
-	}
-	if !firstLine(path, &h) {
+	f, err := openSession(path)
+	if err != nil {
 		return ""
 	}
-	switch h.Type {
-	case "session":
-		return h.ID
-	case "session_meta":
-		return h.Payload.ID
-	}
-	if h.SessionID != "" && h.ProjectHash != "" {
-		return h.SessionID
+	defer f.Close()
+	for _, a := range adapters {
+		if a.header == nil {
+			continue
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return ""
+		}
+		if id, ok := a.header(json.NewDecoder(sessionHead(f))); ok {
+			return id
+		}
 	}
 	return ""
 }
+
+// sessionHead is what a header reader reads of a session file: at most
+// 1 MiB, as codex's first line carries its whole system prompt.
+func sessionHead(f io.Reader) io.Reader { return io.LimitReader(f, 1<<20) }

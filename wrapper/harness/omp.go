@@ -3,7 +3,6 @@ package harness
 import (
 	"cmp"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -241,29 +240,34 @@ func omp(argv []string, env Env) Plan {
 	return p
 }
 
-// ompSessionID is the id in an omp session's header: pi's "session"
-// line, after omp's "title" line (a slot it rewrites in place) when the
-// file starts with one.
+// ompSessionID is the id in an omp session's header (ompHeaderID).
 func ompSessionID(path string) string {
 	f, err := openSession(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	d := json.NewDecoder(io.LimitReader(f, 1<<20))
+	id, _ := ompHeaderID(json.NewDecoder(sessionHead(f)))
+	return id
+}
+
+// ompHeaderID reads an omp session's header: pi's "session" line, after
+// omp's "title" line (a slot it rewrites in place) when the file starts
+// with one.
+func ompHeaderID(d *json.Decoder) (string, bool) {
 	for range 2 {
 		var h piHeader
 		if d.Decode(&h) != nil {
-			return ""
+			return "", false
 		}
 		if h.Type == "session" {
-			return h.ID
+			return h.ID, true
 		}
 		if h.Type != "title" {
-			return ""
+			return "", false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // ompResolve is node's path.resolve(cwd, p): no ~ expansion.

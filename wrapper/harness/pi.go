@@ -241,6 +241,15 @@ func piSessionID(path string) string {
 	return ""
 }
 
+// piHeaderID reads pi's header line: {"type":"session","id":ID}.
+func piHeaderID(head *json.Decoder) (string, bool) {
+	var h piHeader
+	if head.Decode(&h) != nil || h.Type != "session" {
+		return "", false
+	}
+	return h.ID, true
+}
+
 // pi reads pi's command line (docs/spec.md §4.1) by the rules of its release. When
 // the release is unknown it applies the newest rules, unless the tested
 // releases read argv differently: then argv is left as it is and the file
