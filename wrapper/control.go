@@ -123,7 +123,7 @@ func (c *controlServer) stop() {
 
 // handleControl answers a companion's request for this session.
 func (s *session) handleControl(req control.Request) control.Reply {
-	s.hello() // any request is the companion's greeting, before it is answered
+	s.greet.hello() // any request is the companion's greeting, before it is answered
 	switch req.Op {
 	case "hello":
 		return control.Reply{Result: "ok", Pid: s.self.Pid}

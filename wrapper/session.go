@@ -32,7 +32,7 @@ func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChil
 	}
 	claim := func(path string) {
 		if s.claim(path) {
-			s.watchClaimed()
+			s.greet.watchClaimed()
 		}
 	}
 	overflow := func(roots []string) {
@@ -62,7 +62,7 @@ func (s *session) claim(path string) bool {
 			s.o.Log.Warn().Err(err).Str("file", file).Msg("new session file not claimed")
 		case s.ofThisRun(held):
 			s.o.Log.Info().Str("file", file).Msg("new session file held by a session nested in this run, or by its outer session")
-		case s.greet != nil && s.greet.muted.Load():
+		case s.greet.muting():
 			s.o.Log.Debug().Str("file", file).Msg("new session file held by another session: left to the companion")
 		default:
 			s.loseHold(file, held)
@@ -150,7 +150,7 @@ func (s *session) unowned(path, why string) {
 	if file, err := CanonicalFile(path); err == nil && s.holds(file) {
 		return // a file the run guards already: pinned before the harness wrote it
 	}
-	if s.greet != nil && s.greet.muted.Load() {
+	if s.greet.muting() {
 		s.o.Log.Debug().Str("file", path).Msg("new session file left to the companion")
 		return
 	}

@@ -269,7 +269,7 @@ func Run(o Options) (Result, error) {
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
 	defer s.startLeases(r.plan.Lease)()
-	s.greetingWatch(stopWatch)
+	s.greet.setWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	defer s.watchInUseClaims(r.plan)()
 	defer s.watchPicker(r.plan)()
@@ -281,11 +281,11 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer said.repeat(o, r.plan)() // last, once the terminal is restored
-	defer s.remindGreeting()()
+	defer s.greet.remind()()
 	defer child.Close() // the terminal is restored on every path, before cleanup
 	s.fenceChild(child)
 	watchChild(child.Pid)
-	s.greetingStarted()
+	s.greet.started()
 	res, err := s.supervise(child, sigs, stopWatch)
 	retire.Ending() // the watches end with the run, after this
 	return res, err
@@ -540,7 +540,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()
-	s.greetingEnded() // once the watch has judged every file the child wrote
+	s.greet.childEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.endFence()
