@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -95,7 +94,7 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	err = s.inUseHeld(file)
+	err = s.inUse.held(file)
 	if err == nil {
 		err = s.outsideHeld(&outsideLook{}, file)
 	}
@@ -115,9 +114,7 @@ func (s *session) take(file, sessionID string) error {
 	}
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
-	if _, ok := harness.InUseLocks(file); ok {
-		s.inUseNotify.add(filepath.Dir(file))
-	}
+	s.inUse.watchDir(file)
 	if !slices.Contains(s.names, file) {
 		s.names = append(s.names, file)
 	}
@@ -232,7 +229,7 @@ func (s *session) cleanup() {
 		// leaves a marker naming no cgroup, never a cgroup no marker names.
 		s.cg.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
-	s.removeInUse() // while the files are held: no other run takes them meanwhile
+	s.inUse.remove() // while the files are held: no other run takes them meanwhile
 	s.release()
 	rec := s.rec
 	s.rec = nil // the session has ended: nothing takes a file or changes the record now

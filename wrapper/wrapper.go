@@ -188,10 +188,9 @@ type session struct {
 	greet *greeting // the companion asked for, until it greets; nil without one
 
 	// inUse are the harness's in-use locks the run's tree wrote (inuse.go),
-	// learned by inUseNotify and the job inUseWatch; nil when no file has them.
-	inUse       map[string]ownInUse
-	inUseNotify *inUseNotify
-	inUseWatch  *supervise.Job
+	// learned by its notify and the job inUseWatch, under a lock of its own.
+	inUse      inUseTracker
+	inUseWatch *supervise.Job
 	// inUseClaimed are the sessions claimed by the harness's own in-use
 	// lock (inuseclaim.go).
 	inUseClaimed map[string]bool
@@ -316,6 +315,7 @@ func prepare(o Options) (*session, *run, error) {
 		return nil, nil, err
 	}
 	s := &session{o: o, self: ident.ReadSelf(), parent: parent}
+	s.inUse = inUseTracker{root: s.self.Pid, log: o.Log}
 	r := &run{now: time.Now()}
 	if r.cwd, err = canonicalDir("."); err != nil {
 		return nil, nil, err
