@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -327,17 +326,6 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 	return 0
 }
 
-// recordWrite is the record as the session's state derived it once: its
-// gen counts the changes, so that a write never replaces a later one. It
-// is never changed once made.
-type recordWrite struct {
-	gen uint64
-	rec *registry.Record
-}
-
-// errWriting says another write of the record is under way.
-var errWriting = errors.New("wrapper: the record is being written")
-
 // derive makes the record from s.rec and the held set, under s.mu, and
 // returns it when it says something the last one did not; else nil.
 func (s *session) derive() *recordWrite {
@@ -373,46 +361,20 @@ func (s *session) unlock() {
 	if w == nil {
 		return
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if w.gen <= s.wrote {
-		return // a later state is written already, or the record is gone
-	}
-	if err := s.reg.Write(context.Background(), w.rec); err != nil {
+	if err := s.records.write(context.Background(), s.reg, w); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record the session's files")
-		return
 	}
-	s.wrote = w.gen
 }
 
 // tryWriteRecord writes w unless a later state is written already, without
 // waiting: errWriting while another write is under way, a
 // *registry.LockError while another process holds the registry's lock.
-func (s *session) tryWriteRecord(w *recordWrite) error {
-	if !s.wmu.TryLock() {
-		return errWriting
-	}
-	defer s.wmu.Unlock()
-	if w.gen <= s.wrote {
-		return nil
-	}
-	if err := s.reg.TryWrite(w.rec); err != nil {
-		return err
-	}
-	s.wrote = w.gen
-	return nil
-}
+func (s *session) tryWriteRecord(w *recordWrite) error { return s.records.tryWrite(s.reg, w) }
 
 // removeRecord removes rec, the session's record, once any write under way
 // is done; none is written after it.
 func (s *session) removeRecord(rec *registry.Record) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.wrote = math.MaxUint64
-	if rec == nil {
-		return
-	}
-	if err := s.reg.Remove(context.Background(), rec.SessionPID, string(rec.ProcStart)); err != nil {
+	if err := s.records.remove(s.reg, rec); err != nil {
 		s.o.Log.Warn().Err(err).Msg("remove record")
 	}
 }

@@ -159,11 +159,9 @@ type session struct {
 	child  childInfo       // what the markers record of the child
 	left   []int           // processes of the session that outlived padrun's end of it
 
-	// wmu orders the writes of the record, made once mu is released: wrote
-	// is the gen of the last one written, the largest once the record is
-	// removed, and an older one is never written after it.
-	wmu   sync.Mutex
-	wrote uint64
+	// records writes the record, once mu is released, in the order of its
+	// gens (record.go), under a lock of its own.
+	records recordWriter
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
@@ -453,13 +451,10 @@ func (s *session) resolve(r *run) error {
 func (s *session) queue(ctx context.Context, r *run, file string) {
 	s.rec = s.newRecord(r)
 	s.rec.Padrun.WaitingFor = []string{file}
-	w := s.derive()
-	if err := s.reg.Write(ctx, w.rec); err != nil {
+	if err := s.records.write(ctx, s.reg, s.derive()); err != nil {
 		s.rec = nil
 		s.o.Log.Debug().Err(err).Msg("record the queued run")
-		return
 	}
-	s.wrote = w.gen
 }
 
 // register writes the session's registry record, before the child starts.
@@ -467,11 +462,7 @@ func (s *session) register(ctx context.Context, r *run) error {
 	s.rec = s.newRecord(r)
 	// Nothing else runs yet: the first record is written here, waiting, so
 	// that its refusal can end the run.
-	w := s.derive()
-	err := s.reg.Write(ctx, w.rec)
-	if err == nil {
-		s.wrote = w.gen
-	}
+	err := s.records.write(ctx, s.reg, s.derive())
 	var taken *registry.TakenError
 	switch {
 	case errors.As(err, &taken) && s.o.Strict:
