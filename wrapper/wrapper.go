@@ -526,7 +526,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	s.childGone(st)
 	s.mu.Unlock()
 	if s.etcd != nil {
-		s.etcd.reaped = true // the fencing job runs on in endRest, on this goroutine
+		s.etcd.lease.reaped = true // the fencing job runs on in endRest, on this goroutine
 	}
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
