@@ -127,7 +127,11 @@ type Result struct {
 	TimedOut bool           // --timeout ran out
 }
 
-// session is one run's state, for cleanup.
+// session is one run's state, for cleanup. What is set before the child
+// starts (o, self, proto, reg, parent, ctlDone, queued, cg, guards, etcd's
+// client and the jobs) is read unlocked after; the rest is guarded by mu,
+// or by the lock of the part that has its own (records, overflow, greet,
+// inUse, etcd.lease), taken under mu, never the reverse.
 type session struct {
 	o     Options
 	self  ident.Self
@@ -141,11 +145,14 @@ type session struct {
 	// queued, when set, records that the run waits for a file (--wait).
 	queued func(file string)
 
-	// mu guards the state that the control handlers, the folder watch, the
-	// follower and the supervisor's jobs change: locks, rec, latest, child,
-	// left, warnedFS, names, follower, current, kill and stopped. It is
-	// never held while waiting for another process: what changes the record
-	// is written once mu is released (unlock).
+	// mu guards the held set and what is decided with it, which the control
+	// handlers, the folder watch, the follower, the leases and the
+	// supervisor's jobs change: locks, rec, latest, child, left, warnedFS,
+	// names, follower, current, picker, inUseClaimed, etcd's keys and hold
+	// (not its lease), and how the child is stopped and why (kill, term,
+	// childEnded, stopped). It is never held while waiting for another
+	// local process (etcd's Add of a key claimed is bounded): what changes
+	// the record is written once mu is released (unlock).
 	mu sync.Mutex
 	// locks is the held set, the one list of the files this run holds: the
 	// record's session files and markers are derived from it.
@@ -168,7 +175,7 @@ type session struct {
 	// names are the names the run guards, followed while it runs (follow.go).
 	names    []string
 	follower *follower
-	etcd     *etcdHold // the hold in etcd, with --etcd
+	etcd     *etcdHold // the hold in etcd, with --etcd; its lease has a lock of its own
 
 	// For companions that cannot cancel (claude): the harness's current
 	// session file, the --guard files never released for it, how to end the
@@ -181,9 +188,11 @@ type session struct {
 	// grace), from any goroutine; childEnded: it was reaped (lost.go).
 	term       func()
 	childEnded bool
-	overflow   overflows // the watches whose queue overflowed, told once
+	overflow   overflows // the watches whose queue overflowed, told once, under a lock of its own
 
-	greet *greeting // the companion asked for, until it greets; nil without one
+	// greet is the companion asked for, until it greets, under a lock of
+	// its own (greeting.go); nil without one.
+	greet *greeting
 
 	// inUse are the harness's in-use locks the run's tree wrote (inuse.go),
 	// learned by its notify and the job inUseWatch, under a lock of its own.
