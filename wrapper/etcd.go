@@ -289,10 +289,7 @@ func (s *session) learnEtcd(file, id string) {
 		why = "the session's id " + id + ", written by the harness after the start, is held in etcd by another session (" + err.Error() + "): the session was stopped"
 	}
 	s.o.Log.Error().Str("file", file).Msg("lost the hold in etcd: " + why)
-	s.fenced(why)
-	if s.kill != nil {
-		s.kill()
-	}
+	s.fencedChild(s.fencedError(why), false, true)
 }
 
 // dropEtcd deletes the key of a file the harness has left. The caller
@@ -450,10 +447,7 @@ func (s *session) endFence() {
 	}
 	if why := e.lease.takeFence().end(); why != "" {
 		s.o.Log.Error().Msg("lost the hold in etcd: " + why)
-		if _, ok := s.stopped.(*FencedError); ok {
-			s.stopped = nil // the fence saw what happened: its words
-		}
-		s.fenced(why)
+		s.fencedChild(s.fencedError(why), true, false) // the fence saw what happened: its words
 	}
 }
 
@@ -462,17 +456,14 @@ func (s *session) fenceNow(why string) {
 	s.o.Log.Error().Msg("lost the hold in etcd: " + why + ": killing the session")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.fenced(why)
-	if s.kill != nil {
-		s.kill()
-	}
+	s.fencedChild(s.fencedError(why), false, true)
 }
 
 // fenced records why the session was stopped; under s.mu.
-func (s *session) fenced(why string) {
-	if _, ok := s.stopped.(*FencedError); ok {
-		return
-	}
+func (s *session) fenced(why string) { s.fencedChild(s.fencedError(why), false, false) }
+
+// fencedError is the hold in etcd lost for why; under s.mu.
+func (s *session) fencedError(why string) *FencedError {
 	lease := ""
 	if s.etcd.hold != nil {
 		lease = etcdhold.LeaseHex(s.etcd.hold.Lease)
@@ -481,7 +472,7 @@ func (s *session) fenced(why string) {
 	if len(s.etcd.keys) > 0 {
 		key = s.etcd.keys[0]
 	}
-	s.stopped = &FencedError{Key: key, Lease: lease, Why: why}
+	return &FencedError{Key: key, Lease: lease, Why: why}
 }
 
 // fence is the job that stops the session before its lease can expire

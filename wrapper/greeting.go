@@ -91,12 +91,8 @@ func (s *session) armGreeting(r *run) {
 // refuseUngreeted stops the run whose companion never greeted, under
 // --strict: the child at once while it still runs.
 func (s *session) refuseUngreeted(err *UsageError, running bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !running {
-		if s.stopped == nil {
-			s.stopped = err
-		}
+		s.keepWhy(err)
 		return
 	}
 	s.stopHarness(err)

@@ -130,8 +130,8 @@ type Result struct {
 // session is one run's state, for cleanup. What is set before the child
 // starts (o, self, proto, reg, parent, ctlDone, queued, cg, guards, etcd's
 // client and the jobs) is read unlocked after; the rest is guarded by mu,
-// or by the lock of the part that has its own (records, overflow, greet,
-// inUse, etcd.lease), taken under mu, never the reverse.
+// or by the lock of the part that has its own (records, childStop,
+// overflow, greet, inUse, etcd.lease), taken under mu, never the reverse.
 type session struct {
 	o     Options
 	self  ident.Self
@@ -148,9 +148,8 @@ type session struct {
 	// mu guards the held set and what is decided with it, which the control
 	// handlers, the folder watch, the follower, the leases and the
 	// supervisor's jobs change: locks, rec, latest, child, left, warnedFS,
-	// names, follower, current, picker, inUseClaimed, etcd's keys and hold
-	// (not its lease), and how the child is stopped and why (kill, term,
-	// childEnded, stopped). It is never held while waiting for another
+	// names, follower, current, picker, inUseClaimed, and etcd's keys and
+	// hold (not its lease). It is never held while waiting for another
 	// local process (etcd's Add of a key claimed is bounded): what changes
 	// the record is written once mu is released (unlock).
 	mu sync.Mutex
@@ -182,13 +181,10 @@ type session struct {
 	// child, and why it was ended.
 	current string
 	guards  []string
-	kill    func()
-	stopped error
-	// term stops the child as the fence does (TERM, then KILL after the
-	// grace), from any goroutine; childEnded: it was reaped (lost.go).
-	term       func()
-	childEnded bool
-	overflow   overflows // the watches whose queue overflowed, told once, under a lock of its own
+	// childStop is how to end the child and why it was ended (kill,
+	// stopped, term, childEnded), under a lock of its own (stop.go).
+	childStop
+	overflow overflows // the watches whose queue overflowed, told once, under a lock of its own
 
 	// greet is the companion asked for, until it greets, under a lock of
 	// its own (greeting.go); nil without one.
@@ -507,10 +503,7 @@ func (s *session) newRecord(r *run) *registry.Record {
 // supervise runs the started child to its end, then ends what it left of
 // its session.
 func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopWatch func()) (Result, error) {
-	s.mu.Lock()
-	s.kill, s.term = child.Kill, child.Stop
-	stopped := s.stopped
-	s.mu.Unlock()
+	stopped := s.startedChild(child.Kill, child.Stop)
 	if _, lost := stopped.(*LostHoldError); lost {
 		child.Stop() // a hold was lost before the child was known
 	} else if stopped != nil {
@@ -530,10 +523,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		jobs = append(jobs, *s.inUseWatch)
 	}
 	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
-	s.mu.Lock()
-	s.term, s.childEnded = nil, true
-	s.childGone(st)
-	s.mu.Unlock()
+	s.reapedChild(st, s.o.Grace)
 	if s.etcd != nil {
 		s.etcd.lease.reaped = true // the fencing job runs on in endRest, on this goroutine
 	}
@@ -542,12 +532,13 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 	stopWatch()
 	s.greet.childEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.endFence()
-	if s.stopped == nil && st.Err != nil {
+	s.mu.Unlock()
+	stopped = s.whyStopped()
+	if stopped == nil && st.Err != nil {
 		return Result{}, st.Err // never the zero status of a child whose end is unknown
 	}
-	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
+	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, stopped
 }
 
 // isTerminal tells whether w, an *os.File or a writer in front of one,
