@@ -10,16 +10,16 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// lines is a log that tells, line by line, what was said.
-type lines struct {
+// greetLog is a log that tells, line by line, what was said.
+type greetLog struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 	ch  chan string
 }
 
-func newLines() *lines { return &lines{ch: make(chan string, 64)} }
+func newGreetLog() *greetLog { return &greetLog{ch: make(chan string, 64)} }
 
-func (l *lines) Write(p []byte) (int, error) {
+func (l *greetLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.buf.Write(p)
@@ -27,14 +27,14 @@ func (l *lines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (l *lines) String() string {
+func (l *greetLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
 
 // waitLine waits for a line that has want in it.
-func (l *lines) waitLine(t *testing.T, want string) string {
+func (l *greetLog) waitLine(t *testing.T, want string) string {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -49,19 +49,19 @@ func (l *lines) waitLine(t *testing.T, want string) string {
 	}
 }
 
-// refusal is what a strict greeting's refuse was called with.
-type refusal struct {
+// greetRefusal is what a strict greeting's refuse was called with.
+type greetRefusal struct {
 	err     *UsageError
 	running bool
 }
 
 // testGreeting is the greeting of pi's companion, saying into a log of
 // its own; under strict, its refusals come on the channel.
-func testGreeting(wait time.Duration, interactive, strict bool) (*greeting, *lines, chan refusal) {
-	log := newLines()
-	refused := make(chan refusal, 4)
+func testGreeting(wait time.Duration, interactive, strict bool) (*greeting, *greetLog, chan greetRefusal) {
+	log := newGreetLog()
+	refused := make(chan greetRefusal, 4)
 	g := &greeting{harness: "pi", loadedBy: "--extension", wait: wait, interactive: interactive, strict: strict,
-		log: zerolog.New(log), refuse: func(err *UsageError, running bool) { refused <- refusal{err, running} }}
+		log: zerolog.New(log), refuse: func(err *UsageError, running bool) { refused <- greetRefusal{err, running} }}
 	return g, log, refused
 }
 

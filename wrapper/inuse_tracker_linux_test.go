@@ -31,7 +31,7 @@ func copilotSession(t *testing.T) (file string, lock func(pid int) string) {
 	}
 }
 
-func exists(p string) bool {
+func pathExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
@@ -60,7 +60,7 @@ func TestInUseTracker_ForeignWriterRefuses(t *testing.T) {
 		t.Fatalf("a dead writer's lock refused the file: %v", err)
 	}
 	tr.remove()
-	if !exists(gone) {
+	if !pathExists(gone) {
 		t.Fatal("a lock the run's tree did not write was removed")
 	}
 }
@@ -94,10 +94,10 @@ func TestInUseTracker_OwnLocksRemovedOnceDead(t *testing.T) {
 	child.Process.Kill()
 	child.Wait()
 	tr.remove()
-	if exists(childs) || exists(hold) {
+	if pathExists(childs) || pathExists(hold) {
 		t.Fatal("the dead writer's lock, or what it wrote beside it, was left")
 	}
-	if !exists(mine) {
+	if !pathExists(mine) {
 		t.Fatal("a living writer's lock was removed")
 	}
 	if _, ok := tr.own[mine]; !ok || len(tr.own) != 1 {
