@@ -142,7 +142,7 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 		}
 		s.warnFS(l)
 		s.locks = append(s.locks, l)
-		if err := s.inUseHeld(f); err != nil {
+		if err := s.inUse.held(f); err != nil {
 			s.release()
 			return err
 		}

@@ -123,7 +123,7 @@ func (c *controlServer) stop() {
 
 // handleControl answers a companion's request for this session.
 func (s *session) handleControl(req control.Request) control.Reply {
-	s.hello() // any request is the companion's greeting, before it is answered
+	s.greet.hello() // any request is the companion's greeting, before it is answered
 	switch req.Op {
 	case "hello":
 		return control.Reply{Result: "ok", Pid: s.self.Pid}
@@ -191,15 +191,8 @@ func (s *session) handleControl(req control.Request) control.Reply {
 }
 
 // stopHarness ends the child at once, before it writes to a file padrun
-// could not claim, and keeps why for padrun's exit. The caller holds s.mu.
-func (s *session) stopHarness(why error) {
-	if s.stopped == nil {
-		s.stopped = why
-	}
-	if s.kill != nil {
-		s.kill()
-	}
-}
+// could not claim, and keeps why for padrun's exit.
+func (s *session) stopHarness(why error) { s.stopChild(why) }
 
 // waitFree waits, up to --wait, until file could be taken: a companion's
 // claim that asked to wait, as the run's own acquire waits, saying once

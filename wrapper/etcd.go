@@ -29,7 +29,9 @@ func (e *FencedError) Hint() string {
 	return "once etcd answers again, run the same command again (with --wait to queue behind a session another machine started meanwhile)"
 }
 
-// etcdHold is the run's hold in etcd, beside the local one.
+// etcdHold is the run's hold in etcd, beside the local one: its keys, of
+// the held set, are guarded by the session's mu; its lease by a lock of its
+// own.
 type etcdHold struct {
 	c    *etcdhold.Client
 	keys []string          // every key the run holds, or will once taken
@@ -40,6 +42,15 @@ type etcdHold struct {
 	file   string // the guarded file refusals name, or ""
 	hold   *etcdhold.Hold
 
+	lease etcdLease
+}
+
+// etcdLease is the run's lease as the keepalive keeps it, and the fence
+// that stops the session before it can expire. mu guards it, but ttl, set
+// once, and the fencing job's own flags.
+type etcdLease struct {
+	ttl time.Duration
+
 	mu        sync.Mutex
 	safeUntil time.Time // the lease cannot have expired before then
 	safeClock int64     // safeUntil on the fence's clock (fenceClock)
@@ -49,6 +60,112 @@ type etcdHold struct {
 
 	// Of the fencing job, on the supervisor's goroutine only.
 	reaped, termed, killed bool
+}
+
+// taken starts the lease's clock: the hold was asked for at start, start
+// on the fence's clock, and the lease lives at least a TTL past it.
+func (l *etcdLease) taken(start time.Time, startClock int64, stopKeep func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.safeUntil, l.safeClock, l.stopKeep = start.Add(l.ttl), startClock+int64(l.ttl), stopKeep
+}
+
+// until is when the lease can first have expired.
+func (l *etcdLease) until() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.safeUntil
+}
+
+// renewed moves the deadline on after a renewal sent at sent (sentClock on
+// the fence's clock) that got ttl seconds, and tells the fence; an earlier
+// deadline than the one known changes nothing.
+func (l *etcdLease) renewed(sent time.Time, sentClock, ttl int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u := sent.Add(time.Duration(ttl) * time.Second); u.After(l.safeUntil) {
+		l.safeUntil = u
+	}
+	if u := sentClock + ttl*int64(time.Second); u > l.safeClock {
+		l.safeClock = u
+		l.fence.send("until %d", u-int64(l.ttl/6))
+	}
+}
+
+// gone records that the lease is gone.
+func (l *etcdLease) gone(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lost = err
+}
+
+// startFence starts the fence process of the session whose cgroup is cg
+// ("" for none), to the deadline known now.
+func (l *etcdLease) startFence(cg string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, err := startFence(cg, l.safeClock-int64(l.ttl/6), l.ttl/15)
+	if err != nil {
+		return err
+	}
+	l.fence = f
+	return nil
+}
+
+// tell writes a line to the fence, where there is one.
+func (l *etcdLease) tell(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fence.send(format, args...)
+}
+
+// takeFence is the fence, which the caller ends; nil when there is none
+// (any more).
+func (l *etcdLease) takeFence() *fenceProc {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.fence
+	l.fence = nil
+	return f
+}
+
+// fenceAct is what the fencing job does now.
+type fenceAct int
+
+const (
+	fenceWait fenceAct = iota
+	fenceTerm          // TERM, then KILL at killAt
+	fenceKill
+)
+
+// judge is the fencing job's rule at now: TERM a third of the TTL before
+// the earliest expiry, unless the child was reaped; KILL a sixth before it,
+// or at once once the lease is gone; each once. It says when to look again,
+// at least every fifteenth of the TTL, and judges by the wall clock too:
+// Go's timers and monotonic clock stop while the machine is suspended, the
+// lease's TTL does not. On the supervisor's goroutine only.
+func (l *etcdLease) judge(now time.Time) (act fenceAct, killAt time.Time, next time.Duration) {
+	l.mu.Lock()
+	until, lost := l.safeUntil, l.lost
+	l.mu.Unlock()
+	ttl := l.ttl
+	termAt, killAt := until.Add(-ttl/3), until.Add(-ttl/6)
+	wall := now.Round(0)
+	past := func(t time.Time) bool { return !now.Before(t) || !wall.Before(t.Round(0)) }
+	next = termAt.Sub(now)
+	switch {
+	case lost != nil || past(killAt):
+		if !l.killed {
+			l.killed, act = true, fenceKill
+		}
+		next = ttl / 6
+	case past(termAt):
+		if !l.termed && !l.reaped {
+			l.termed, act = true, fenceTerm
+		}
+		next = killAt.Sub(now)
+	}
+	return act, killAt, max(min(next, ttl/15), time.Millisecond)
 }
 
 // prepareEtcd readies the hold in etcd when --etcd is given: a key for
@@ -64,6 +181,7 @@ func (s *session) prepareEtcd(r *run) error {
 		return &UsageError{Err: err}
 	}
 	e := &etcdHold{c: c, of: map[string]string{}, byPath: map[string]bool{}}
+	e.lease.ttl = c.TTL()
 	main := s.current
 	if main == "" && len(s.o.Guards) > 0 {
 		main, _ = CanonicalFile(s.o.Guards[0])
@@ -171,10 +289,7 @@ func (s *session) learnEtcd(file, id string) {
 		why = "the session's id " + id + ", written by the harness after the start, is held in etcd by another session (" + err.Error() + "): the session was stopped"
 	}
 	s.o.Log.Error().Str("file", file).Msg("lost the hold in etcd: " + why)
-	s.fenced(why)
-	if s.kill != nil {
-		s.kill()
-	}
+	s.fencedChild(s.fencedError(why), false, true)
 }
 
 // dropEtcd deletes the key of a file the harness has left. The caller
@@ -220,14 +335,14 @@ func (s *session) takeEtcd(ctx context.Context) error {
 		}
 		return err
 	}
-	e.hold, e.safeUntil, e.safeClock = hold, start.Add(e.c.TTL()), startClock+int64(e.c.TTL())
+	e.hold = hold
 	kctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	e.lease.taken(start, startClock, sync.OnceFunc(func() { cancel(); <-done }))
 	go func() {
 		defer close(done)
 		s.keepAlive(kctx)
 	}()
-	e.stopKeep = sync.OnceFunc(func() { cancel(); <-done })
 	s.o.Log.Debug().Strs("keys", e.keys).Str("lease", etcdhold.LeaseHex(hold.Lease)).Msg("etcd: held")
 	return nil
 }
@@ -249,9 +364,7 @@ func (s *session) keepAlive(ctx context.Context) {
 	ttl := e.c.TTL()
 	failing := false
 	for {
-		e.mu.Lock()
-		next := e.safeUntil.Add(-ttl).Add(ttl / 3)
-		e.mu.Unlock()
+		next := e.lease.until().Add(-ttl).Add(ttl / 3)
 		if failing {
 			next = time.Now().Add(ttl / 15)
 		}
@@ -267,16 +380,12 @@ func (s *session) keepAlive(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, etcdhold.ErrLeaseGone):
-			e.mu.Lock()
-			e.lost = err
-			e.mu.Unlock()
+			e.lease.gone(err)
 			s.fenceNow("the lease expired or was revoked: the session was killed at once (another machine may hold the key now)")
 			return
 		case err != nil:
 			if !failing {
-				e.mu.Lock()
-				until := e.safeUntil
-				e.mu.Unlock()
+				until := e.lease.until()
 				s.o.Log.Error().Err(err).Msg(fmt.Sprintf("cannot keep the lease in etcd alive: unless etcd answers, the session is stopped at %s, before the lease can expire at %s",
 					until.Add(-ttl/3).Format("15:04:05.000"), until.Format("15:04:05.000")))
 			}
@@ -286,15 +395,7 @@ func (s *session) keepAlive(ctx context.Context) {
 				s.o.Log.Warn().Msg("etcd answers again: the lease is kept alive")
 			}
 			failing = false
-			e.mu.Lock()
-			if u := sent.Add(time.Duration(got) * time.Second); u.After(e.safeUntil) {
-				e.safeUntil = u
-			}
-			if u := sentClock + got*int64(time.Second); u > e.safeClock {
-				e.safeClock = u
-				e.fence.send("until %d", u-int64(ttl/6))
-			}
-			e.mu.Unlock()
+			e.lease.renewed(sent, sentClock, got)
 			s.learnPathKeyed()
 		}
 	}
@@ -324,23 +425,16 @@ func (s *session) startFence() error {
 	if s.cg != nil {
 		cg = s.cg.Path
 	}
-	ttl := e.c.TTL()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	f, err := startFence(cg, e.safeClock-int64(ttl/6), ttl/15)
-	if err != nil {
+	if err := e.lease.startFence(cg); err != nil {
 		return fmt.Errorf("etcd: start the session's fence: %w", err)
 	}
-	e.fence = f
 	return nil
 }
 
 // fenceChild names the child to the fence.
 func (s *session) fenceChild(child *supervise.Child) {
 	if e := s.etcd; e != nil {
-		e.mu.Lock()
-		e.fence.send("child %d %d", child.Pid, child.Pgid)
-		e.mu.Unlock()
+		e.lease.tell("child %d %d", child.Pid, child.Pgid)
 	}
 }
 
@@ -351,16 +445,9 @@ func (s *session) endFence() {
 	if e == nil {
 		return
 	}
-	e.mu.Lock()
-	f := e.fence
-	e.fence = nil
-	e.mu.Unlock()
-	if why := f.end(); why != "" {
+	if why := e.lease.takeFence().end(); why != "" {
 		s.o.Log.Error().Msg("lost the hold in etcd: " + why)
-		if _, ok := s.stopped.(*FencedError); ok {
-			s.stopped = nil // the fence saw what happened: its words
-		}
-		s.fenced(why)
+		s.fencedChild(s.fencedError(why), true, false) // the fence saw what happened: its words
 	}
 }
 
@@ -369,17 +456,14 @@ func (s *session) fenceNow(why string) {
 	s.o.Log.Error().Msg("lost the hold in etcd: " + why + ": killing the session")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.fenced(why)
-	if s.kill != nil {
-		s.kill()
-	}
+	s.fencedChild(s.fencedError(why), false, true)
 }
 
 // fenced records why the session was stopped; under s.mu.
-func (s *session) fenced(why string) {
-	if _, ok := s.stopped.(*FencedError); ok {
-		return
-	}
+func (s *session) fenced(why string) { s.fencedChild(s.fencedError(why), false, false) }
+
+// fencedError is the hold in etcd lost for why; under s.mu.
+func (s *session) fencedError(why string) *FencedError {
 	lease := ""
 	if s.etcd.hold != nil {
 		lease = etcdhold.LeaseHex(s.etcd.hold.Lease)
@@ -388,50 +472,31 @@ func (s *session) fenced(why string) {
 	if len(s.etcd.keys) > 0 {
 		key = s.etcd.keys[0]
 	}
-	s.stopped = &FencedError{Key: key, Lease: lease, Why: why}
+	return &FencedError{Key: key, Lease: lease, Why: why}
 }
 
 // fence is the job that stops the session before its lease can expire
-// when it cannot be kept alive: TERM a third of the TTL before the
-// earliest expiry, KILL a sixth before it, so the child is gone before
-// another machine can take the key. It reschedules itself, at least every
-// fifteenth of the TTL, and judges by the wall clock too: Go's timers and
-// monotonic clock stop while the machine is suspended, the lease's TTL
-// does not.
+// when it cannot be kept alive, as etcdLease.judge rules, so the child is
+// gone before another machine can take the key. It reschedules itself.
 func (s *session) fence(child *supervise.Child) supervise.Job {
-	e := s.etcd
-	ttl := e.c.TTL()
+	l := &s.etcd.lease
 	return supervise.Job{Run: func(now time.Time) time.Duration {
-		e.mu.Lock()
-		until, lost := e.safeUntil, e.lost
-		e.mu.Unlock()
-		termAt, killAt := until.Add(-ttl/3), until.Add(-ttl/6)
-		wall := now.Round(0)
-		past := func(t time.Time) bool { return !now.Before(t) || !wall.Before(t.Round(0)) }
-		next := termAt.Sub(now)
-		switch {
-		case lost != nil || past(killAt):
-			if !e.killed {
-				e.killed = true
-				s.o.Log.Error().Msg("lost the hold in etcd: the lease was not renewed in time: killing the session")
-				s.mu.Lock()
-				s.fenced("etcd did not renew the lease in time: the session was stopped before the lease could expire")
-				s.mu.Unlock()
-				child.Kill()
-			}
-			next = ttl / 6
-		case past(termAt):
-			if !e.termed && !e.reaped {
-				e.termed = true
-				s.o.Log.Error().Msg(fmt.Sprintf("lost the hold in etcd: the lease was not renewed: ending the session (TERM, then KILL at %s)", killAt.Format("15:04:05.000")))
-				s.mu.Lock()
-				s.fenced("etcd did not renew the lease in time: the session was stopped before the lease could expire")
-				s.mu.Unlock()
-				child.Terminate()
-			}
-			next = killAt.Sub(now)
+		act, killAt, next := l.judge(now)
+		switch act {
+		case fenceKill:
+			s.o.Log.Error().Msg("lost the hold in etcd: the lease was not renewed in time: killing the session")
+			s.mu.Lock()
+			s.fenced("etcd did not renew the lease in time: the session was stopped before the lease could expire")
+			s.mu.Unlock()
+			child.Kill()
+		case fenceTerm:
+			s.o.Log.Error().Msg(fmt.Sprintf("lost the hold in etcd: the lease was not renewed: ending the session (TERM, then KILL at %s)", killAt.Format("15:04:05.000")))
+			s.mu.Lock()
+			s.fenced("etcd did not renew the lease in time: the session was stopped before the lease could expire")
+			s.mu.Unlock()
+			child.Terminate()
 		}
-		return max(min(next, ttl/15), time.Millisecond)
+		return next
 	}}
 }
 
@@ -443,12 +508,8 @@ func (s *session) releaseEtcd() {
 	if e == nil || e.hold == nil {
 		return
 	}
-	e.mu.Lock()
-	f := e.fence
-	e.fence = nil
-	e.mu.Unlock()
-	f.end() // a run that ended before its child started
-	e.stopKeep()
+	e.lease.takeFence().end() // a run that ended before its child started
+	e.lease.stopKeep()
 	if len(s.left) > 0 {
 		s.o.Log.Warn().Msg("processes of the session outlived it: its key in etcd stays until the lease expires")
 		e.hold = nil

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -45,9 +47,17 @@ type greeting struct {
 	deferWarn   bool          // say it once the harness's screen is gone
 	database    bool          // sessions are rows of a database: no folder watch
 	startLocks  string        // harness.Plan.StartLocks
+	root        int           // padrun's pid: the harness's start is of its tree
+	strict      bool          // --strict: never greeting is a refusal
+	log         zerolog.Logger
+	// refuse stops the run under --strict: the child at once while it
+	// still runs, else at padrun's exit. It is called holding mu.
+	refuse func(err *UsageError, running bool)
 
 	muted atomic.Bool // the watch's unowned files are the companion's business now
 
+	// mu guards the rest: nothing of the session is locked under it but
+	// by refuse.
 	mu        sync.Mutex
 	stopWatch func()
 	greeted   bool
@@ -75,12 +85,25 @@ func (s *session) armGreeting(r *run) {
 	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
 	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
 		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database,
-		startLocks: r.plan.StartLocks}
+		startLocks: r.plan.StartLocks, root: s.self.Pid, strict: s.o.Strict, log: s.o.Log, refuse: s.refuseUngreeted}
 }
 
-// greetingWatch names how to stop the fallback watch.
-func (s *session) greetingWatch(stop func()) {
-	g := s.greet
+// refuseUngreeted stops the run whose companion never greeted, under
+// --strict: the child at once while it still runs.
+func (s *session) refuseUngreeted(err *UsageError, running bool) {
+	if !running {
+		s.keepWhy(err)
+		return
+	}
+	s.stopHarness(err)
+}
+
+// muting reports whether the companion greeted: the watch's unowned files
+// are its business now. False without a companion.
+func (g *greeting) muting() bool { return g != nil && g.muted.Load() }
+
+// setWatch names how to stop the fallback watch.
+func (g *greeting) setWatch(stop func()) {
 	if g == nil {
 		return
 	}
@@ -92,24 +115,23 @@ func (s *session) greetingWatch(stop func()) {
 	}
 }
 
-// greetingStarted starts the clock of a non-interactive run: the child has
-// just started.
-func (s *session) greetingStarted() {
-	g := s.greet
+// started starts the clock of a non-interactive run: the child has just
+// started.
+func (g *greeting) started() {
 	if g == nil || g.interactive {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.startClock(s)
+	g.startClock()
 }
 
 // startClock starts the clock once. The caller holds g.mu.
-func (g *greeting) startClock(s *session) {
+func (g *greeting) startClock() {
 	if g.timer != nil || g.greeted || g.decided {
 		return
 	}
-	g.timer = time.AfterFunc(g.wait, s.clockOut)
+	g.timer = time.AfterFunc(g.wait, g.clockOut)
 }
 
 // startPoll is how often a clock that ran out while the harness's start
@@ -121,9 +143,8 @@ const startPoll = 250 * time.Millisecond
 // opencode installing its plugin package, at a first start or on a slow
 // network), no companion could have greeted yet: the clock waits, then runs
 // again in full from the moment the companion could first load.
-func (s *session) clockOut() {
-	g := s.greet
-	busy := startLocked(g.startLocks, s.self.Pid)
+func (g *greeting) clockOut() {
+	busy := startLocked(g.startLocks, g.root)
 	g.mu.Lock()
 	if g.greeted || g.decided || g.ended {
 		g.mu.Unlock()
@@ -132,7 +153,7 @@ func (s *session) clockOut() {
 	switch {
 	case busy:
 		if !g.held {
-			s.o.Log.Debug().Str("harness", g.harness).Str("locks", g.startLocks).Msg("the companion's clock waits: the harness's start holds it back")
+			g.log.Debug().Str("harness", g.harness).Str("locks", g.startLocks).Msg("the companion's clock waits: the harness's start holds it back")
 		}
 		g.held = true
 		g.timer.Reset(startPoll)
@@ -141,7 +162,7 @@ func (s *session) clockOut() {
 		g.timer.Reset(g.wait)
 	default:
 		g.mu.Unlock()
-		s.neverGreeted(fmt.Sprintf("did not greet padrun within %s", g.wait), true)
+		g.neverGreeted(fmt.Sprintf("did not greet padrun within %s", g.wait), true)
 		return
 	}
 	g.mu.Unlock()
@@ -171,8 +192,7 @@ func startLocked(dir string, root int) bool {
 }
 
 // hello marks the companion as greeted: any request it sends does.
-func (s *session) hello() {
-	g := s.greet
+func (g *greeting) hello() {
 	if g == nil {
 		return
 	}
@@ -183,13 +203,13 @@ func (s *session) hello() {
 	}
 	g.greeted = true
 	if g.decided {
-		s.o.Log.Info().Str("harness", g.harness).Msg("the companion greeted padrun late: the folder watch goes on")
+		g.log.Info().Str("harness", g.harness).Msg("the companion greeted padrun late: the folder watch goes on")
 		return
 	}
 	if g.timer != nil {
 		g.timer.Stop()
 	}
-	s.o.Log.Debug().Str("harness", g.harness).Msg("the companion greeted padrun")
+	g.log.Debug().Str("harness", g.harness).Msg("the companion greeted padrun")
 	// The companion claims from now on. The watch may be waiting for the
 	// session to claim a file: it stops on its own goroutine.
 	g.muted.Store(true)
@@ -200,8 +220,7 @@ func (s *session) hello() {
 
 // watchClaimed is told that the watch claimed a new session file for the
 // child.
-func (s *session) watchClaimed() {
-	g := s.greet
+func (g *greeting) watchClaimed() {
 	if g == nil {
 		return
 	}
@@ -209,14 +228,13 @@ func (s *session) watchClaimed() {
 	defer g.mu.Unlock()
 	g.claimed = true
 	if g.interactive {
-		g.startClock(s)
+		g.startClock()
 	}
 }
 
-// greetingEnded decides, at the child's end, for a companion that never
+// childEnded decides, at the child's end, for a companion that never
 // greeted while its harness wrote a new session.
-func (s *session) greetingEnded() {
-	g := s.greet
+func (g *greeting) childEnded() {
 	if g == nil {
 		return
 	}
@@ -228,14 +246,13 @@ func (s *session) greetingEnded() {
 	claimed := g.claimed
 	g.mu.Unlock()
 	if claimed {
-		s.neverGreeted("never greeted padrun", false)
+		g.neverGreeted("never greeted padrun", false)
 	}
 }
 
 // neverGreeted decides, once, that the companion did not greet: a warning,
 // or under --strict a refusal, which ends the child when it still runs.
-func (s *session) neverGreeted(what string, running bool) {
-	g := s.greet
+func (g *greeting) neverGreeted(what string, running bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.greeted || g.decided {
@@ -243,19 +260,13 @@ func (s *session) neverGreeted(what string, running bool) {
 	}
 	g.decided = true
 	why := fmt.Sprintf("%s's companion %s (%s ignored %s, could not load it, or is not %s)", g.harness, what, g.harness, g.loadedBy, g.harness)
-	if s.o.Strict {
+	if g.strict {
 		err := &UsageError{Err: fmt.Errorf("%s and --strict is set: %s was stopped", why, g.harness),
 			Advice: "run the " + g.harness + " padrun was tested with (padrun version lists them), or run without --strict to go on with the folder watch"}
-		s.mu.Lock()
-		defer s.mu.Unlock()
 		if !running {
 			err.Err = fmt.Errorf("%s and --strict is set; the session files it created were claimed by the folder watch", why)
-			if s.stopped == nil {
-				s.stopped = err
-			}
-			return
 		}
-		s.stopHarness(err)
+		g.refuse(err, running)
 		return
 	}
 	msg := why + ": session switches inside " + g.harness + " are unguarded; its new session files are claimed by the folder watch"
@@ -266,15 +277,14 @@ func (s *session) neverGreeted(what string, running bool) {
 		g.later = msg
 		return
 	}
-	s.o.Log.Warn().Str("harness", g.harness).Msg(msg)
+	g.log.Warn().Str("harness", g.harness).Msg(msg)
 }
 
-// remindGreeting returns what says, once an interactive harness on a
-// terminal has ended, that its companion never greeted: said while the
-// harness drew its screen, it would have been drawn over.
-func (s *session) remindGreeting() func() {
+// remind returns what says, once an interactive harness on a terminal has
+// ended, that its companion never greeted: said while the harness drew its
+// screen, it would have been drawn over.
+func (g *greeting) remind() func() {
 	return func() {
-		g := s.greet
 		if g == nil {
 			return
 		}
@@ -282,7 +292,7 @@ func (s *session) remindGreeting() func() {
 		msg := g.later
 		g.mu.Unlock()
 		if msg != "" {
-			s.o.Log.Warn().Str("harness", g.harness).Msg(msg)
+			g.log.Warn().Str("harness", g.harness).Msg(msg)
 		}
 	}
 }

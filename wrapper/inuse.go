@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
@@ -76,14 +79,26 @@ func InUseHolder(file string) *marker.HeldError {
 	return nil
 }
 
-// inUseHeld is the refusal of a file the run has just taken when a live
-// process that is not of the run's own tree holds one of its harness's
-// in-use locks; the locks of the tree are recorded as the run's. The caller
-// holds s.mu, or runs before the child starts.
-func (s *session) inUseHeld(file string) error {
+// inUseTracker keeps the harness's in-use locks the run's own tree wrote,
+// so that the run's end removes them once their writer is dead. Its lock
+// guards own and notify; it is taken under the session's, never the
+// reverse, and never held while waiting for another process.
+type inUseTracker struct {
+	root int // padrun's pid: the run's tree is its
+	log  zerolog.Logger
+
+	mu     sync.Mutex
+	own    map[string]ownInUse // by the lock's path; nil when none is known
+	notify *inUseNotify        // the prompt watch of their folders, while it runs
+}
+
+// held is the refusal of a file the run has just taken when a live process
+// that is not of the run's own tree holds one of its harness's in-use
+// locks; the locks of the tree are recorded as the run's.
+func (t *inUseTracker) held(file string) error {
 	locks, _ := harness.InUseLocks(file)
 	for _, l := range locks {
-		if s.ownsInUse(file, l) {
+		if t.owns(file, l) {
 			continue
 		}
 		j := judgeInUse(l)
@@ -94,25 +109,58 @@ func (s *session) inUseHeld(file string) error {
 	return nil
 }
 
-// ownsInUse records l as the run's when its writer, alive, is of the
-// run's own tree, and reports whether it is the run's.
-func (s *session) ownsInUse(file string, l harness.InUseLock) bool {
-	if o, ok := s.inUse[l.Path]; ok && o.pid == l.Pid {
+// owns records l as the run's when its writer, alive, is of the run's own
+// tree, and reports whether it is the run's.
+func (t *inUseTracker) owns(file string, l harness.InUseLock) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if o, ok := t.own[l.Path]; ok && o.pid == l.Pid {
 		return true
 	}
-	if !ofTree(l.Pid, s.self.Pid) {
+	if !ofTree(l.Pid, t.root) {
 		return false
 	}
 	token, err := ident.StartToken(l.Pid)
 	if err != nil {
 		return false // gone meanwhile: no proof
 	}
-	if s.inUse == nil {
-		s.inUse = map[string]ownInUse{}
+	if t.own == nil {
+		t.own = map[string]ownInUse{}
 	}
-	s.inUse[l.Path] = ownInUse{file: file, pid: l.Pid, token: token}
-	s.o.Log.Debug().Str("lock", l.Path).Int("pid", l.Pid).Msg("in-use lock of this run's tree")
+	t.own[l.Path] = ownInUse{file: file, pid: l.Pid, token: token}
+	t.log.Debug().Str("lock", l.Path).Int("pid", l.Pid).Msg("in-use lock of this run's tree")
 	return true
+}
+
+// learn records the in-use locks of the run's tree beside files.
+func (t *inUseTracker) learn(files []string) {
+	for _, f := range files {
+		locks, _ := harness.InUseLocks(f)
+		for _, l := range locks {
+			t.owns(f, l)
+		}
+	}
+}
+
+// watchDir watches the folder of a held file whose harness keeps in-use
+// locks beside it, while the prompt watch runs.
+func (t *inUseTracker) watchDir(file string) {
+	if _, ok := harness.InUseLocks(file); !ok {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notify.add(filepath.Dir(file))
+}
+
+// setNotify names the prompt watch, and watches the folders of files.
+func (t *inUseTracker) setNotify(n *inUseNotify, files []string) {
+	t.mu.Lock()
+	t.notify = n
+	t.mu.Unlock()
+	for _, f := range files {
+		t.watchDir(f)
+	}
 }
 
 // inUseFirst and inUseEvery bound how often the run looks for in-use
@@ -138,28 +186,15 @@ func (s *session) watchInUse(r *run) (stop func()) {
 	if !keeps {
 		return func() {}
 	}
-	learn := func() {
-		for _, l := range s.locks {
-			locks, _ := harness.InUseLocks(l.File)
-			for _, il := range locks {
-				s.ownsInUse(l.File, il)
-			}
-		}
-	}
 	n := startInUseNotify(func(string) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		learn()
+		s.inUse.learn(s.heldFiles())
 	}, func() {
 		s.watchOverflowed("the watch for the harness's in-use locks", "read again the in-use locks beside every held file")
 	})
 	s.mu.Lock() // the folder watch may claim a new file meanwhile
-	s.inUseNotify = n
-	for _, l := range s.locks {
-		if _, ok := harness.InUseLocks(l.File); ok {
-			n.add(filepath.Dir(l.File))
-		}
-	}
+	s.inUse.setNotify(n, s.heldFiles())
 	s.mu.Unlock()
 	next, files := inUseFirst, -1
 	s.inUseWatch = &supervise.Job{Run: func(time.Time) time.Duration {
@@ -170,20 +205,31 @@ func (s *session) watchInUse(r *run) (stop func()) {
 		if len(s.locks) != files {
 			files, next = len(s.locks), inUseFirst // a new session: look again soon
 		}
-		learn()
+		s.inUse.learn(s.heldFiles())
 		next = min(2*next, inUseEvery)
 		return next
 	}}
 	return n.stop
 }
 
-// removeInUse removes the in-use locks the run's tree wrote whose writer
-// is dead; one whose writer lives on (it outlived the run's end of it) is
-// left to it. The caller holds s.mu.
-func (s *session) removeInUse() {
-	for path, o := range s.inUse {
+// heldFiles are the files the run holds. The caller holds s.mu.
+func (s *session) heldFiles() []string {
+	files := make([]string, 0, len(s.locks))
+	for _, l := range s.locks {
+		files = append(files, l.File)
+	}
+	return files
+}
+
+// remove removes the in-use locks the run's tree wrote whose writer is
+// dead; one whose writer lives on (it outlived the run's end of it) is
+// left to it.
+func (t *inUseTracker) remove() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for path, o := range t.own {
 		if j := marker.Local(o.pid, o.token); j.Verdict != ident.Dead {
-			s.o.Log.Debug().Str("lock", path).Str("writer", j.Reason).Msg("in-use lock kept: its writer lives")
+			t.log.Debug().Str("lock", path).Str("writer", j.Reason).Msg("in-use lock kept: its writer lives")
 			continue
 		}
 		// What goes with the lock is listed now: the harness may write it
@@ -197,9 +243,9 @@ func (s *session) removeInUse() {
 		}
 		for _, p := range also {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				s.o.Log.Warn().Err(err).Msg("remove an in-use lock the harness left")
+				t.log.Warn().Err(err).Msg("remove an in-use lock the harness left")
 			}
 		}
-		delete(s.inUse, path)
+		delete(t.own, path)
 	}
 }

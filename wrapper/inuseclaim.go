@@ -43,7 +43,7 @@ func (s *session) claimInUse(dir string) {
 		// lock it leaves, killed, is removed with the run's own (inuse.go).
 		s.stopHarness(err)
 		for _, l := range locks {
-			s.ownsInUse(file, l)
+			s.inUse.owns(file, l)
 		}
 		s.o.Log.Debug().Err(err).Str("file", file).Msg("the session the harness opened is not claimed: the harness is ended before it writes")
 		return

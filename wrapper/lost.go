@@ -2,13 +2,10 @@ package wrapper
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -39,41 +36,15 @@ func (e *LostHoldError) Hint() string {
 // loseHold stops the child, whose tree created file that held, another
 // session's hold, covers: TERM, then KILL after the grace, as the fence
 // does (the supervisor does it, once it runs). Unless the run was stopped
-// for another reason first, it exits 76. The caller holds s.mu.
+// for another reason first, it exits 76 (childStop.loseChild).
 func (s *session) loseHold(file string, held *marker.HeldError) {
-	if s.stopped != nil {
-		return // stopped already: the first reason stands
-	}
-	e := &LostHoldError{File: file, Held: held, Ended: "the child had ended already"}
-	s.stopped = e
-	if s.childEnded {
-		s.o.Log.Error().Str("file", file).Msg("lost the hold on a new session file: this run's child created it, but another session holds it; the child had ended already")
-		return
-	}
-	e.Ended = stopping
-	s.o.Log.Error().Str("file", file).Msg(fmt.Sprintf("lost the hold on a new session file: this run's child created it, but another session holds it: stopping the child (TERM, then KILL after %s)", s.o.Grace))
-	if s.term != nil {
-		s.term()
-	} // else the supervisor stops it as it starts
-}
-
-// childGone says in the lost hold's error how the stopped child ended.
-// The caller holds s.mu.
-func (s *session) childGone(st supervise.Status) {
-	e, ok := s.stopped.(*LostHoldError)
-	if !ok || e.Ended != stopping {
-		return
-	}
-	switch st.Signal {
-	case 0:
-		e.Ended = fmt.Sprintf("padrun stopped the child: on TERM it exited with status %d", st.Code)
-	case syscall.SIGTERM:
-		e.Ended = "padrun stopped the child: it died by TERM"
-	case syscall.SIGKILL:
-		e.Ended = fmt.Sprintf("padrun stopped the child: TERM, then KILL after the grace (%s)", s.o.Grace)
-	default:
-		e.Ended = "padrun stopped the child: it died by signal " + strconv.Itoa(int(st.Signal)) + " (" + st.Signal.String() + ")"
-	}
+	s.loseChild(&LostHoldError{File: file, Held: held}, func(ended bool) {
+		if ended {
+			s.o.Log.Error().Str("file", file).Msg("lost the hold on a new session file: this run's child created it, but another session holds it; the child had ended already")
+			return
+		}
+		s.o.Log.Error().Str("file", file).Msg(fmt.Sprintf("lost the hold on a new session file: this run's child created it, but another session holds it: stopping the child (TERM, then KILL after %s)", s.o.Grace))
+	})
 }
 
 // stopping is what a lost hold says of the child while it is being stopped.

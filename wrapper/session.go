@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -32,7 +30,7 @@ func (s *session) watch(ws []harness.Watch, now time.Time) (stop func(), setChil
 	}
 	claim := func(path string) {
 		if s.claim(path) {
-			s.watchClaimed()
+			s.greet.watchClaimed()
 		}
 	}
 	overflow := func(roots []string) {
@@ -62,7 +60,7 @@ func (s *session) claim(path string) bool {
 			s.o.Log.Warn().Err(err).Str("file", file).Msg("new session file not claimed")
 		case s.ofThisRun(held):
 			s.o.Log.Info().Str("file", file).Msg("new session file held by a session nested in this run, or by its outer session")
-		case s.greet != nil && s.greet.muted.Load():
+		case s.greet.muting():
 			s.o.Log.Debug().Str("file", file).Msg("new session file held by another session: left to the companion")
 		default:
 			s.loseHold(file, held)
@@ -95,7 +93,7 @@ func (s *session) take(file, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	err = s.inUseHeld(file)
+	err = s.inUse.held(file)
 	if err == nil {
 		err = s.outsideHeld(&outsideLook{}, file)
 	}
@@ -115,9 +113,7 @@ func (s *session) take(file, sessionID string) error {
 	}
 	s.warnFS(l)
 	s.locks = append(s.locks, l)
-	if _, ok := harness.InUseLocks(file); ok {
-		s.inUseNotify.add(filepath.Dir(file))
-	}
+	s.inUse.watchDir(file)
 	if !slices.Contains(s.names, file) {
 		s.names = append(s.names, file)
 	}
@@ -150,7 +146,7 @@ func (s *session) unowned(path, why string) {
 	if file, err := CanonicalFile(path); err == nil && s.holds(file) {
 		return // a file the run guards already: pinned before the harness wrote it
 	}
-	if s.greet != nil && s.greet.muted.Load() {
+	if s.greet.muting() {
 		s.o.Log.Debug().Str("file", path).Msg("new session file left to the companion")
 		return
 	}
@@ -232,7 +228,7 @@ func (s *session) cleanup() {
 		// leaves a marker naming no cgroup, never a cgroup no marker names.
 		s.cg.Remove() // Best effort: an empty cgroup left behind is removed by the next run.
 	}
-	s.removeInUse() // while the files are held: no other run takes them meanwhile
+	s.inUse.remove() // while the files are held: no other run takes them meanwhile
 	s.release()
 	rec := s.rec
 	s.rec = nil // the session has ended: nothing takes a file or changes the record now
@@ -330,17 +326,6 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 	return 0
 }
 
-// recordWrite is the record as the session's state derived it once: its
-// gen counts the changes, so that a write never replaces a later one. It
-// is never changed once made.
-type recordWrite struct {
-	gen uint64
-	rec *registry.Record
-}
-
-// errWriting says another write of the record is under way.
-var errWriting = errors.New("wrapper: the record is being written")
-
 // derive makes the record from s.rec and the held set, under s.mu, and
 // returns it when it says something the last one did not; else nil.
 func (s *session) derive() *recordWrite {
@@ -376,46 +361,20 @@ func (s *session) unlock() {
 	if w == nil {
 		return
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if w.gen <= s.wrote {
-		return // a later state is written already, or the record is gone
-	}
-	if err := s.reg.Write(context.Background(), w.rec); err != nil {
+	if err := s.records.write(context.Background(), s.reg, w); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record the session's files")
-		return
 	}
-	s.wrote = w.gen
 }
 
 // tryWriteRecord writes w unless a later state is written already, without
 // waiting: errWriting while another write is under way, a
 // *registry.LockError while another process holds the registry's lock.
-func (s *session) tryWriteRecord(w *recordWrite) error {
-	if !s.wmu.TryLock() {
-		return errWriting
-	}
-	defer s.wmu.Unlock()
-	if w.gen <= s.wrote {
-		return nil
-	}
-	if err := s.reg.TryWrite(w.rec); err != nil {
-		return err
-	}
-	s.wrote = w.gen
-	return nil
-}
+func (s *session) tryWriteRecord(w *recordWrite) error { return s.records.tryWrite(s.reg, w) }
 
 // removeRecord removes rec, the session's record, once any write under way
 // is done; none is written after it.
 func (s *session) removeRecord(rec *registry.Record) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.wrote = math.MaxUint64
-	if rec == nil {
-		return
-	}
-	if err := s.reg.Remove(context.Background(), rec.SessionPID, string(rec.ProcStart)); err != nil {
+	if err := s.records.remove(s.reg, rec); err != nil {
 		s.o.Log.Warn().Err(err).Msg("remove record")
 	}
 }

@@ -127,7 +127,11 @@ type Result struct {
 	TimedOut bool           // --timeout ran out
 }
 
-// session is one run's state, for cleanup.
+// session is one run's state, for cleanup. What is set before the child
+// starts (o, self, proto, reg, parent, ctlDone, queued, cg, guards, etcd's
+// client and the jobs) is read unlocked after; the rest is guarded by mu,
+// or by the lock of the part that has its own (records, childStop,
+// overflow, greet, inUse, etcd.lease), taken under mu, never the reverse.
 type session struct {
 	o     Options
 	self  ident.Self
@@ -141,11 +145,13 @@ type session struct {
 	// queued, when set, records that the run waits for a file (--wait).
 	queued func(file string)
 
-	// mu guards the state that the control handlers, the folder watch, the
-	// follower and the supervisor's jobs change: locks, rec, latest, child,
-	// left, warnedFS, names, follower, current, kill and stopped. It is
-	// never held while waiting for another process: what changes the record
-	// is written once mu is released (unlock).
+	// mu guards the held set and what is decided with it, which the control
+	// handlers, the folder watch, the follower, the leases and the
+	// supervisor's jobs change: locks, rec, latest, child, left, warnedFS,
+	// names, follower, current, picker, inUseClaimed, and etcd's keys and
+	// hold (not its lease). It is never held while waiting for another
+	// local process (etcd's Add of a key claimed is bounded): what changes
+	// the record is written once mu is released (unlock).
 	mu sync.Mutex
 	// locks is the held set, the one list of the files this run holds: the
 	// record's session files and markers are derived from it.
@@ -159,39 +165,35 @@ type session struct {
 	child  childInfo       // what the markers record of the child
 	left   []int           // processes of the session that outlived padrun's end of it
 
-	// wmu orders the writes of the record, made once mu is released: wrote
-	// is the gen of the last one written, the largest once the record is
-	// removed, and an older one is never written after it.
-	wmu   sync.Mutex
-	wrote uint64
+	// records writes the record, once mu is released, in the order of its
+	// gens (record.go), under a lock of its own.
+	records recordWriter
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
 	// names are the names the run guards, followed while it runs (follow.go).
 	names    []string
 	follower *follower
-	etcd     *etcdHold // the hold in etcd, with --etcd
+	etcd     *etcdHold // the hold in etcd, with --etcd; its lease has a lock of its own
 
 	// For companions that cannot cancel (claude): the harness's current
 	// session file, the --guard files never released for it, how to end the
 	// child, and why it was ended.
 	current string
 	guards  []string
-	kill    func()
-	stopped error
-	// term stops the child as the fence does (TERM, then KILL after the
-	// grace), from any goroutine; childEnded: it was reaped (lost.go).
-	term       func()
-	childEnded bool
-	overflow   overflows // the watches whose queue overflowed, told once
+	// childStop is how to end the child and why it was ended (kill,
+	// stopped, term, childEnded), under a lock of its own (stop.go).
+	childStop
+	overflow overflows // the watches whose queue overflowed, told once, under a lock of its own
 
-	greet *greeting // the companion asked for, until it greets; nil without one
+	// greet is the companion asked for, until it greets, under a lock of
+	// its own (greeting.go); nil without one.
+	greet *greeting
 
 	// inUse are the harness's in-use locks the run's tree wrote (inuse.go),
-	// learned by inUseNotify and the job inUseWatch; nil when no file has them.
-	inUse       map[string]ownInUse
-	inUseNotify *inUseNotify
-	inUseWatch  *supervise.Job
+	// learned by its notify and the job inUseWatch, under a lock of its own.
+	inUse      inUseTracker
+	inUseWatch *supervise.Job
 	// inUseClaimed are the sessions claimed by the harness's own in-use
 	// lock (inuseclaim.go).
 	inUseClaimed map[string]bool
@@ -269,7 +271,7 @@ func Run(o Options) (Result, error) {
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
 	defer s.startLeases(r.plan.Lease)()
-	s.greetingWatch(stopWatch)
+	s.greet.setWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	defer s.watchInUseClaims(r.plan)()
 	defer s.watchPicker(r.plan)()
@@ -281,11 +283,11 @@ func Run(o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer said.repeat(o, r.plan)() // last, once the terminal is restored
-	defer s.remindGreeting()()
+	defer s.greet.remind()()
 	defer child.Close() // the terminal is restored on every path, before cleanup
 	s.fenceChild(child)
 	watchChild(child.Pid)
-	s.greetingStarted()
+	s.greet.started()
 	res, err := s.supervise(child, sigs, stopWatch)
 	retire.Ending() // the watches end with the run, after this
 	return res, err
@@ -316,6 +318,7 @@ func prepare(o Options) (*session, *run, error) {
 		return nil, nil, err
 	}
 	s := &session{o: o, self: ident.ReadSelf(), parent: parent}
+	s.inUse = inUseTracker{root: s.self.Pid, log: o.Log}
 	r := &run{now: time.Now()}
 	if r.cwd, err = canonicalDir("."); err != nil {
 		return nil, nil, err
@@ -453,13 +456,10 @@ func (s *session) resolve(r *run) error {
 func (s *session) queue(ctx context.Context, r *run, file string) {
 	s.rec = s.newRecord(r)
 	s.rec.Padrun.WaitingFor = []string{file}
-	w := s.derive()
-	if err := s.reg.Write(ctx, w.rec); err != nil {
+	if err := s.records.write(ctx, s.reg, s.derive()); err != nil {
 		s.rec = nil
 		s.o.Log.Debug().Err(err).Msg("record the queued run")
-		return
 	}
-	s.wrote = w.gen
 }
 
 // register writes the session's registry record, before the child starts.
@@ -467,11 +467,7 @@ func (s *session) register(ctx context.Context, r *run) error {
 	s.rec = s.newRecord(r)
 	// Nothing else runs yet: the first record is written here, waiting, so
 	// that its refusal can end the run.
-	w := s.derive()
-	err := s.reg.Write(ctx, w.rec)
-	if err == nil {
-		s.wrote = w.gen
-	}
+	err := s.records.write(ctx, s.reg, s.derive())
 	var taken *registry.TakenError
 	switch {
 	case errors.As(err, &taken) && s.o.Strict:
@@ -507,10 +503,7 @@ func (s *session) newRecord(r *run) *registry.Record {
 // supervise runs the started child to its end, then ends what it left of
 // its session.
 func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopWatch func()) (Result, error) {
-	s.mu.Lock()
-	s.kill, s.term = child.Kill, child.Stop
-	stopped := s.stopped
-	s.mu.Unlock()
+	stopped := s.startedChild(child.Kill, child.Stop)
 	if _, lost := stopped.(*LostHoldError); lost {
 		child.Stop() // a hold was lost before the child was known
 	} else if stopped != nil {
@@ -530,24 +523,22 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		jobs = append(jobs, *s.inUseWatch)
 	}
 	st := child.Supervise(sigs, s.o.Grace, s.o.Timeout, jobs...)
-	s.mu.Lock()
-	s.term, s.childEnded = nil, true
-	s.childGone(st)
-	s.mu.Unlock()
+	s.reapedChild(st, s.o.Grace)
 	if s.etcd != nil {
-		s.etcd.reaped = true // the fencing job runs on in endRest, on this goroutine
+		s.etcd.lease.reaped = true // the fencing job runs on in endRest, on this goroutine
 	}
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
 	s.endRest(child)
 	stopWatch()
-	s.greetingEnded() // once the watch has judged every file the child wrote
+	s.greet.childEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.endFence()
-	if s.stopped == nil && st.Err != nil {
+	s.mu.Unlock()
+	stopped = s.whyStopped()
+	if stopped == nil && st.Err != nil {
 		return Result{}, st.Err // never the zero status of a child whose end is unknown
 	}
-	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, s.stopped
+	return Result{Code: st.Code, Signal: st.Signal, TimedOut: st.TimedOut}, stopped
 }
 
 // isTerminal tells whether w, an *os.File or a writer in front of one,

@@ -1,0 +1,106 @@
+package wrapper
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/padrun/padrun/marker"
+)
+
+// copilotSession is a copilot session file in a folder of its own, and
+// writes the in-use locks of pids beside it.
+func copilotSession(t *testing.T) (file string, lock func(pid int) string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "session-state", "0a1b")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "events.jsonl")
+	return file, func(pid int) string {
+		p := filepath.Join(dir, "inuse."+strconv.Itoa(pid)+".lock")
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
+func pathExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestInUseTracker_ForeignWriterRefuses: a live writer outside the run's
+// tree holds the file, as a foreign session does; a dead one does not, and
+// neither is the run's to remove.
+func TestInUseTracker_ForeignWriterRefuses(t *testing.T) {
+	file, lock := copilotSession(t)
+	tr := &inUseTracker{root: os.Getpid(), log: zerolog.Nop()}
+	foreign := lock(os.Getppid())
+	err := tr.held(file)
+	var held *marker.HeldError
+	if !errors.As(err, &held) || held.Kind != marker.HeldPolled || held.Holder.Pid != os.Getppid() {
+		t.Fatalf("a live foreign writer's lock: %v, want a polled refusal naming it", err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(foreign); err != nil {
+		t.Fatal(err)
+	}
+	gone := lock(dead.Process.Pid)
+	if err := tr.held(file); err != nil {
+		t.Fatalf("a dead writer's lock refused the file: %v", err)
+	}
+	tr.remove()
+	if !pathExists(gone) {
+		t.Fatal("a lock the run's tree did not write was removed")
+	}
+}
+
+// TestInUseTracker_OwnLocksRemovedOnceDead: the locks the run's tree
+// wrote hold nothing against it; at the run's end those whose writer is
+// dead go, with what the harness wrote beside them, and a living
+// writer's stay.
+func TestInUseTracker_OwnLocksRemovedOnceDead(t *testing.T) {
+	file, lock := copilotSession(t)
+	tr := &inUseTracker{root: os.Getpid(), log: zerolog.Nop()}
+	tr.watchDir(file) // no prompt watch: nothing
+	mine := lock(os.Getpid())
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	childs := lock(child.Process.Pid)
+	hold := filepath.Join(filepath.Dir(file), "inuse."+strconv.Itoa(child.Process.Pid)+".hold")
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.held(file); err != nil {
+		t.Fatalf("the run's own locks refused its file: %v", err)
+	}
+	tr.learn([]string{file}) // again: known already
+	if len(tr.own) != 2 {
+		t.Fatalf("own locks %v, want the two of the run's tree", tr.own)
+	}
+	child.Process.Kill()
+	child.Wait()
+	tr.remove()
+	if pathExists(childs) || pathExists(hold) {
+		t.Fatal("the dead writer's lock, or what it wrote beside it, was left")
+	}
+	if !pathExists(mine) {
+		t.Fatal("a living writer's lock was removed")
+	}
+	if _, ok := tr.own[mine]; !ok || len(tr.own) != 1 {
+		t.Fatalf("own locks once removed %v, want the living writer's", tr.own)
+	}
+}
