@@ -102,15 +102,7 @@ func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		all := make([]marker.Status, 0, len(files))
 		var free error
 		for _, f := range files {
-			st := marker.Inspect(f, self, now)
-			if held := wrapper.InUseHolder(f); held != nil && st.Free() {
-				// The harness's own in-use lock: a live writer padrun did not start.
-				st.State, st.Holder = marker.Held, held.Holder
-				st.Verdict, st.Reason = held.Judgement.Verdict, held.Judgement.Reason
-				if st.Verdict != ident.Alive {
-					st.State = marker.Unknown
-				}
-			}
+			st := wrapper.Status(f, self, now)
 			all = append(all, st)
 			if !st.Free() {
 				free = exitStatus(exitRefused)
