@@ -250,7 +250,7 @@ func Run(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer stopControl() // before cleanup: no claim comes in while it runs
+	defer stopControl()      // before cleanup: no claim comes in while it runs
 	defer s.nestedGuard(r)() // once the hold is taken: a refused run makes nothing
 	if err := handOver(); err != nil {
 		return Result{}, err
