@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padrun/padrun/marker/cgroupdir"
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // Rung is the rung of the verdict ladder (docs/spec.md §5) that decided a
@@ -546,7 +546,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	// A cgroup is seen from every pid namespace of the machine; pids are not.
 	if m.Cgroup != "" && filepath.IsAbs(m.Cgroup) {
 		if _, err := os.Stat(m.Cgroup); err == nil {
-			pids, err := cgroup.Procs(m.Cgroup)
+			pids, err := cgroupdir.Procs(m.Cgroup)
 			if err != nil {
 				return found(CgroupUnread, ident.Unknown, nil, err)
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
-	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper"
 	"github.com/padrun/padrun/wrapper/harness"
 	"github.com/padrun/padrun/wrapper/hook"
@@ -338,7 +337,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	}
 	// The records are pruned by now: a cgroup folder that cannot be read
 	// is said, and pad's line still printed.
-	cgroups, err := cgroup.Prune(time.Now())
+	cgroups, err := wrapper.PruneCgroups(time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %v\n", err)
 	}
@@ -346,7 +345,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	if asJSON {
 		writeJSON(stdout, struct {
 			registry.PruneResult
-			cgroup.Pruned
+			wrapper.PrunedCgroups
 		}{res, cgroups})
 		return nil
 	}
