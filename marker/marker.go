@@ -29,7 +29,7 @@ const Tool = "padrun"
 // are F.live.lock and F.live.break for every file and every harness, so two
 // padruns that name F's marker differently still take one lock. The
 // marker is F.live.json, or .F.padrun.json where a harness's own listing
-// would read F.live.json as one of its sessions (HideMarkers).
+// would read F.live.json as one of its sessions (hiddenMarkers).
 func Path(file string) string {
 	if hiddenName(filepath.Base(file)) {
 		return HiddenPath(file)
@@ -70,17 +70,16 @@ const MarkerSuffix = ".live.json"
 // HiddenSuffix ends a hidden marker's name, after a leading dot.
 const HiddenSuffix = ".padrun.json"
 
-// hidden are the session file name patterns whose markers are hidden; set
-// once by the harness adapters at init, before any marker is named.
-var hidden []string
-
-// HideMarkers names the markers of session files whose base name matches a
-// pattern (filepath.Match) .F.padrun.json: the harness that writes them
-// would take F.live.json for a session of its own.
-func HideMarkers(patterns ...string) { hidden = append(hidden, patterns...) }
+// hiddenMarkers are the session file name patterns (filepath.Match of the
+// base name) whose markers are hidden, .F.padrun.json: the harness that
+// writes them would take F.live.json for a session of its own. They are the
+// harness adapters' HiddenMarkers (gemini's listing and cleanup read every
+// chats/session-*.json*), declared here as a plain value, since marker
+// imports no harness; TestHiddenMarkers_AreTheAdapters keeps them equal.
+var hiddenMarkers = []string{"session-*.json", "session-*.jsonl"}
 
 func hiddenName(base string) bool {
-	for _, p := range hidden {
+	for _, p := range hiddenMarkers {
 		if ok, _ := filepath.Match(p, base); ok {
 			return true
 		}
