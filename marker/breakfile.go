@@ -78,7 +78,7 @@ func (e env) takeBreak(file string, self ident.Self) ([]byte, error) {
 // one another made after judging this one dead (which takes a silent lease
 // on another machine).
 func dropBreak(brk string, tag []byte) {
-	if b, _, err := safefile.ReadBounded(brk, MaxSize); err == nil && bytes.Equal(b, tag) {
+	if b, _, err := safefile.ReadBounded(brk, maxSize); err == nil && bytes.Equal(b, tag) {
 		os.Remove(brk) // Best effort: the next taker judges what is left.
 	}
 }
@@ -104,7 +104,7 @@ func (e env) clearDeadBreak(brk string, dead []byte) {
 		if !errors.Is(err, os.ErrExist) {
 			break
 		}
-		if b, mtime, err := safefile.ReadBounded(lock, MaxSize); err == nil && time.Since(mtime) > clearLease {
+		if b, mtime, err := safefile.ReadBounded(lock, maxSize); err == nil && time.Since(mtime) > clearLease {
 			e.takeAside(lock, b) // a dead clearer's
 		}
 		if time.Since(start) > clearWait {
@@ -122,7 +122,7 @@ func (e env) takeAside(path string, b []byte) {
 	if os.Rename(path, aside) != nil {
 		return // gone: taken by another
 	}
-	if got, _, err := safefile.ReadBounded(aside, MaxSize); err == nil && !bytes.Equal(got, b) {
+	if got, _, err := safefile.ReadBounded(aside, maxSize); err == nil && !bytes.Equal(got, b) {
 		os.Link(aside, path) // Best effort: it fails only when a new one is there.
 	}
 	os.Remove(aside) // Best effort: a temp name, ignored by every reader.
@@ -138,12 +138,12 @@ const clearWait = 100 * time.Millisecond
 // judgeBreak runs the ladder on a break file's taker, its mtime serving as
 // a heartbeat of breakLeaseSeconds; it returns the bytes it judged.
 func judgeBreak(brk string, self ident.Self) (Judgement, []byte, bool) {
-	b, mtime, err := safefile.ReadBounded(brk, MaxSize)
+	b, mtime, err := safefile.ReadBounded(brk, maxSize)
 	var t ident.ID
 	if err != nil || json.Unmarshal(b, &t) != nil {
 		return Judgement{}, nil, false
 	}
-	return verdictOf(Proc{ID: t, Heartbeat: mtime, HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), b, true
+	return verdictOf(proc{ID: t, Heartbeat: mtime, HeartbeatSeconds: breakLeaseSeconds}, self, time.Now()), b, true
 }
 
 // breakPath is the file that serialises takeovers where flock is missing.

@@ -21,7 +21,7 @@ func TestEncode_EveryField_RoundTrips(t *testing.T) {
 	if want, _ := json.Marshal(m); string(b) != string(want) {
 		t.Errorf("encode:\n%s\njson.Marshal:\n%s", b, want)
 	}
-	got, err := Parse(b)
+	got, err := parse(b)
 	if err != nil {
 		t.Fatalf("Parse(%s): %v", b, err)
 	}

@@ -19,7 +19,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("{\"pid\":1,\"startToken\":1e999}"))
 	self := ident.Self{ID: ident.ID{Pid: 1, BootID: "b", MachineID: "m", Hostname: "h", PidNamespace: "1"}}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Parse(b)
+		m, err := parse(b)
 		if err != nil {
 			return
 		}
@@ -28,7 +28,7 @@ func FuzzParse(f *testing.F) {
 		}
 		// Judge only markers of other machines and namespaces: no process is
 		// signalled for a fuzzed pid.
-		h := m.Proc()
+		h := m.proc()
 		h.MachineID, h.PidNamespace = "other-"+h.MachineID, "other-"+h.PidNamespace
 		if j := verdictOf(h, self, time.Now()); j.Verdict == ident.Alive {
 			t.Fatalf("a holder on another machine judged alive: %s", j)

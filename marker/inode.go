@@ -130,13 +130,13 @@ func inodeFd(key inodeKey) int {
 // found through the holder's open lock file, where the system shows it.
 func inodeHeld(file string, key inodeKey, self ident.Self) *HeldError {
 	m, at, pid := inodeHolder(file, key)
-	named := ThisName
+	named := thisName
 	switch {
 	case m == nil || at == file:
 	case sameInode(at, key):
-		named = HardLink
+		named = hardLink
 	default:
-		named = Moved
+		named = moved
 	}
 	return &HeldError{File: file, Kind: HeldPolled, Holder: m, Judgement: inodeHeldOf(m, at, named, pid)}
 }

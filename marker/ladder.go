@@ -13,36 +13,36 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padrun/padrun/marker/cgroupdir"
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // Rung is the rung of the verdict ladder (docs/spec.md §5) that decided a
-// judgement; NoRung for the judgements beyond it (the orphan check, the
+// judgement; 0 for the judgements beyond it (the orphan check, the
 // refusals that no marker decides).
 type Rung int
 
 const (
-	NoRung Rung = iota
-	// RungUnreadable (1): no pid recorded, or no marker to parse: unknown.
-	RungUnreadable
-	// RungOtherMachine (2): machine ids differ (hostnames, where either
+	_ Rung = iota // 0: no rung
+	// rungUnreadable (1): no pid recorded, or no marker to parse: unknown.
+	rungUnreadable
+	// rungOtherMachine (2): machine ids differ (hostnames, where either
 	// side lacks one): dead only once its heartbeat is silent for three
 	// intervals, else unknown.
-	RungOtherMachine
-	// RungOtherBoot (3): boot ids differ: dead.
-	RungOtherBoot
-	// RungOtherNamespace (4): another pid or time namespace (§14): as rung
+	rungOtherMachine
+	// rungOtherBoot (3): boot ids differ: dead.
+	rungOtherBoot
+	// rungOtherNamespace (4): another pid or time namespace (§14): as rung
 	// 2, never dead by its pid.
-	RungOtherNamespace
-	// RungPid (5): kill(pid, 0) says there is no such process (dead) or
+	rungOtherNamespace
+	// rungPid (5): kill(pid, 0) says there is no such process (dead) or
 	// cannot say (unknown).
-	RungPid
-	// RungStartToken (6): a start token recorded: equal alive; different,
+	rungPid
+	// rungStartToken (6): a start token recorded: equal alive; different,
 	// a zombie or a thread dead; unreadable unknown.
-	RungStartToken
-	// RungNoToken (7): none recorded: alive, unverified; a zombie dead.
-	RungNoToken
+	rungStartToken
+	// rungNoToken (7): none recorded: alive, unverified; a zombie dead.
+	rungNoToken
 )
 
 // Case is what a judgement says beyond its rung: the takeover's view of a
@@ -92,9 +92,9 @@ const (
 type Named int
 
 const (
-	ThisName Named = iota // the name asked for
-	HardLink              // another name of the same inode
-	Moved                 // the file was renamed or moved while held
+	thisName Named = iota // the name asked for
+	hardLink              // another name of the same inode
+	moved                 // the file was renamed or moved while held
 )
 
 // Judgement is a verdict, with what decided it and its wording for people.
@@ -226,9 +226,9 @@ func wordInode(f Facts) string {
 	case f.Padrun > 0:
 		w := s + "padrun pid " + strconv.Itoa(f.Padrun) + ", which holds it as " + f.At
 		switch f.Named {
-		case HardLink:
+		case hardLink:
 			w += " (another name of it: a hard link)"
-		case Moved:
+		case moved:
 			w += " (renamed or moved while held)"
 		}
 		if f.LockPid != f.Padrun {
@@ -250,17 +250,17 @@ func wordRung(j Judgement) string {
 	f := j.Facts
 	pid := "pid " + strconv.Itoa(f.Pid)
 	switch j.Rung {
-	case RungUnreadable:
+	case rungUnreadable:
 		return "unreadable: no pid recorded"
-	case RungOtherMachine:
+	case rungOtherMachine:
 		why := "another machine (host " + f.Host + ")"
 		if f.Machine != "" {
 			why = "another machine (machine id " + short(f.Machine) + ", host " + orNone(f.Host) + ")"
 		}
 		return wordHeartbeat(j, why)
-	case RungOtherBoot:
+	case rungOtherBoot:
 		return pid + " ran in a previous boot (boot id " + short(f.Boot) + ", now " + short(f.SelfBoot) + ")"
-	case RungOtherNamespace:
+	case rungOtherNamespace:
 		return wordHeartbeat(j, f.Namespace+", "+pid+" cannot be checked")
 	}
 	s := pid + probed[f.Found.Fact]
@@ -318,10 +318,10 @@ func wordHeartbeat(j Judgement, why string) string {
 // recorded with pid and its start token (empty when none was): rungs 5 to
 // 7, as for a marker's holder.
 func Local(pid int, token string) Judgement {
-	return verdictOf(Proc{ID: ident.ID{Pid: pid, StartToken: ident.Token(token)}}, ident.Self{}, time.Now())
+	return verdictOf(proc{ID: ident.ID{Pid: pid, StartToken: ident.Token(token)}}, ident.Self{}, time.Now())
 }
 
-func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
+func verdictOf(h proc, self ident.Self, now time.Time) Judgement {
 	j, _ := judge(h, self, now)
 	return j
 }
@@ -329,30 +329,30 @@ func verdictOf(h Proc, self ident.Self, now time.Time) Judgement {
 // judge is verdictOf, and the error of padrun's own (out of descriptors or
 // memory) that left the verdict unknown, which callers that decide report
 // as itself.
-func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
+func judge(h proc, self ident.Self, now time.Time) (Judgement, error) {
 	j := Judgement{Facts: Facts{Pid: h.Pid, Token: string(h.StartToken)}}
 	if h.Pid == 0 {
-		j.Verdict, j.Rung = ident.Unknown, RungUnreadable
+		j.Verdict, j.Rung = ident.Unknown, rungUnreadable
 		return j.worded(), nil
 	}
 	h.BootID, h.MachineID = ident.NormalizeID(h.BootID), ident.NormalizeID(h.MachineID)
 	self.BootID, self.MachineID = ident.NormalizeID(self.BootID), ident.NormalizeID(self.MachineID)
 	if otherMachine(h, self) {
-		j.Rung, j.Facts.Host = RungOtherMachine, h.Hostname
+		j.Rung, j.Facts.Host = rungOtherMachine, h.Hostname
 		if h.MachineID != "" && self.MachineID != "" {
 			j.Facts.Machine = h.MachineID
 		}
 		return remote(j, h, now), nil
 	}
 	if h.BootID != "" && self.BootID != "" && h.BootID != self.BootID {
-		j.Verdict, j.Rung, j.Facts.Boot, j.Facts.SelfBoot = ident.Dead, RungOtherBoot, h.BootID, self.BootID
+		j.Verdict, j.Rung, j.Facts.Boot, j.Facts.SelfBoot = ident.Dead, rungOtherBoot, h.BootID, self.BootID
 		return j.worded(), nil
 	}
 	// A pid of another pid namespace names another process here, and a
 	// start token read in another time namespace is shifted by its
 	// boottime offset: neither proves anything, alive or dead.
 	if ns := ident.OtherNamespace(string(h.PidNamespace), string(h.TimeNamespace), string(self.PidNamespace), string(self.TimeNamespace)); ns != "" {
-		j.Rung, j.Facts.Namespace = RungOtherNamespace, ns
+		j.Rung, j.Facts.Namespace = rungOtherNamespace, ns
 		return remote(j, h, now), nil
 	}
 	found, err := ident.Probe(h.Pid, string(h.StartToken))
@@ -361,17 +361,17 @@ func judge(h Proc, self ident.Self, now time.Time) (Judgement, error) {
 	j.Facts.SameMachine = h.MachineID != "" && h.MachineID == self.MachineID
 	switch {
 	case found.Fact == ident.Gone || found.Fact == ident.Unchecked || found.Fact == ident.Impossible:
-		j.Rung = RungPid
+		j.Rung = rungPid
 	case h.StartToken != "":
-		j.Rung = RungStartToken
+		j.Rung = rungStartToken
 	default:
-		j.Rung = RungNoToken
+		j.Rung = rungNoToken
 	}
 	return j.worded(), err
 }
 
 // otherMachine tells whether h ran on another machine than self.
-func otherMachine(h Proc, self ident.Self) bool {
+func otherMachine(h proc, self ident.Self) bool {
 	switch {
 	case h.MachineID != "" && self.MachineID != "":
 		return h.MachineID != self.MachineID
@@ -384,7 +384,7 @@ func otherMachine(h Proc, self ident.Self) bool {
 
 // remote judges a holder whose pid cannot be checked from here: only its
 // heartbeat, the marker's mtime, can prove it dead.
-func remote(j Judgement, h Proc, now time.Time) Judgement {
+func remote(j Judgement, h proc, now time.Time) Judgement {
 	j.Verdict = ident.Unknown
 	if h.HeartbeatSeconds > 0 && !h.Heartbeat.IsZero() {
 		j.Facts.Interval = time.Duration(h.HeartbeatSeconds) * time.Second
@@ -401,12 +401,12 @@ func remote(j Judgement, h Proc, now time.Time) Judgement {
 // says the flock cannot see every holder (none, or only this machine's).
 func takeover(file string, self ident.Self, now time.Time, blind bool) (stale *Marker, err error) {
 	m, err := Read(file)
-	var ue *UnreadableError
+	var ue *unreadableError
 	switch {
 	case err == errMarkerAbsent:
 		return nil, nil
 	case errors.As(err, &ue):
-		j := Judgement{Verdict: ident.Unknown, Rung: RungUnreadable, Case: Unreadable, Facts: Facts{Err: ue.Why}}
+		j := Judgement{Verdict: ident.Unknown, Rung: rungUnreadable, Case: Unreadable, Facts: Facts{Err: ue.Why}}
 		return nil, &HeldError{File: file, Kind: HeldUnreadable, Judgement: j.worded()}
 	case err != nil:
 		if held := othersMarker(file, err); held != nil {
@@ -422,7 +422,7 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (stale *M
 		return &HeldError{File: file, Kind: kind, Holder: m, Judgement: j}
 	}
 	if m.Tool != Tool {
-		j, err := judge(m.Proc(), self, now)
+		j, err := judge(m.proc(), self, now)
 		if err != nil {
 			return nil, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
 		}
@@ -433,7 +433,7 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (stale *M
 	}
 	// A padrun marker whose lock is free: its padrun is gone, or still
 	// exiting after SIGKILL, before the kernel killed its child.
-	j, err := judge(m.Proc(), self, now)
+	j, err := judge(m.proc(), self, now)
 	if err != nil {
 		return nil, fmt.Errorf("marker: judge the holder of %s: %w", file, err)
 	}
@@ -443,7 +443,7 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (stale *M
 		}
 		return nil, refuse(j.worded())
 	}
-	if child, ok := m.Child(); ok {
+	if child, ok := m.child(); ok {
 		j, err := judge(child, self, now)
 		if err != nil {
 			return nil, fmt.Errorf("marker: judge the child in %s: %w", Path(file), err)
@@ -462,8 +462,8 @@ func takeover(file string, self ident.Self, now time.Time, blind bool) (stale *M
 // staleOf is the judgement of a padrun marker that takeover found stale,
 // with its child's, for status.
 func staleOf(m *Marker, self ident.Self, now time.Time) Judgement {
-	j := verdictOf(m.Proc(), self, now)
-	if child, ok := m.Child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
+	j := verdictOf(m.proc(), self, now)
+	if child, ok := m.child(); ok && m.Tool == Tool && j.Verdict == ident.Dead {
 		c := verdictOf(child, self, now)
 		j.Case, j.Facts.Of = StaleChild, &c
 	}
@@ -478,7 +478,7 @@ func busyOf(file string, m *Marker, self ident.Self) Judgement {
 	if m == nil {
 		return j.worded()
 	}
-	if h := verdictOf(m.Proc(), self, time.Now()); h.Verdict == ident.Alive {
+	if h := verdictOf(m.proc(), self, time.Now()); h.Verdict == ident.Alive {
 		j.Facts.Of = &h
 	} else if pids := ident.LockHolders(lockPath(file)); len(pids) > 0 {
 		// Its padrun is gone: a process of its session inherited the lock.
@@ -546,7 +546,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 	// A cgroup is seen from every pid namespace of the machine; pids are not.
 	if m.Cgroup != "" && filepath.IsAbs(m.Cgroup) {
 		if _, err := os.Stat(m.Cgroup); err == nil {
-			pids, err := cgroup.Procs(m.Cgroup)
+			pids, err := cgroupdir.Procs(m.Cgroup)
 			if err != nil {
 				return found(CgroupUnread, ident.Unknown, nil, err)
 			}
@@ -579,7 +579,7 @@ func leftover(m *Marker, self ident.Self) (j Judgement, ok bool) {
 // its cgroup can be seen, and also in this pid namespace, where its pids
 // can.
 func local(m *Marker, self ident.Self) (sameBoot, samePids bool) {
-	h := m.Proc()
+	h := m.proc()
 	if otherMachine(h, self) {
 		return false, false
 	}

@@ -15,9 +15,9 @@ import (
 // facts it saw and their wording, whole.
 func TestLadder_Rungs(t *testing.T) {
 	now := time.Now()
-	live := Proc{ID: self.ID}
-	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
-	pid := func(h Proc) string { return "pid " + strconv.Itoa(h.Pid) }
+	live := proc{ID: self.ID}
+	with := func(f func(*proc)) proc { h := live; f(&h); return h }
+	pid := func(h proc) string { return "pid " + strconv.Itoa(h.Pid) }
 	same := ""
 	if self.BootID != "" {
 		same += ", same boot"
@@ -27,106 +27,106 @@ func TestLadder_Rungs(t *testing.T) {
 	}
 	type row struct {
 		name   string
-		holder Proc
+		holder proc
 		want   ident.Verdict
 		fact   func(Facts) bool // nil: nothing more to check
-		reason func(Proc) string
+		reason func(proc) string
 	}
 	gone, zombie, thread := reapedPid(t), zombiePid(t), threadID(t)
 	rungs := map[Rung][]row{
-		RungUnreadable: {
-			{"NoPid", with(func(h *Proc) { h.Pid = 0 }), ident.Unknown, nil,
-				func(Proc) string { return "unreadable: no pid recorded" }},
+		rungUnreadable: {
+			{"NoPid", with(func(h *proc) { h.Pid = 0 }), ident.Unknown, nil,
+				func(proc) string { return "unreadable: no pid recorded" }},
 		},
-		RungOtherMachine: {
-			{"MachineID_NoHeartbeat", with(func(h *Proc) { h.MachineID = "0123456789abcdef" }), ident.Unknown,
+		rungOtherMachine: {
+			{"MachineID_NoHeartbeat", with(func(h *proc) { h.MachineID = "0123456789abcdef" }), ident.Unknown,
 				func(f Facts) bool { return f.Machine == "0123456789abcdef" && f.Interval == 0 },
-				func(h Proc) string {
+				func(h proc) string {
 					return "another machine (machine id 01234567, host " + orNone(h.Hostname) + "), no heartbeat"
 				}},
-			{"MachineID_FreshHeartbeat", with(func(h *Proc) {
+			{"MachineID_FreshHeartbeat", with(func(h *proc) {
 				h.MachineID, h.Hostname, h.HeartbeatSeconds, h.Heartbeat = "other", "", 30, now.Add(-20*time.Second)
 			}), ident.Unknown, func(f Facts) bool { return f.Interval == 30*time.Second && f.Age == 20*time.Second },
-				func(Proc) string {
+				func(proc) string {
 					return "another machine (machine id other, host unknown), heartbeat fresh (20s ago, interval 30s)"
 				}},
-			{"MachineID_SilentHeartbeat", with(func(h *Proc) {
+			{"MachineID_SilentHeartbeat", with(func(h *proc) {
 				h.MachineID, h.Hostname, h.HeartbeatSeconds, h.Heartbeat = "other", "box", 30, now.Add(-91*time.Second)
 			}), ident.Dead, nil,
-				func(Proc) string {
+				func(proc) string {
 					return "another machine (machine id other, host box), heartbeat silent for 1m31s (interval 30s)"
 				}},
-			{"HostOnly", with(func(h *Proc) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown,
+			{"HostOnly", with(func(h *proc) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown,
 				func(f Facts) bool { return f.Machine == "" && f.Host == "elsewhere" },
-				func(Proc) string { return "another machine (host elsewhere), no heartbeat" }},
+				func(proc) string { return "another machine (host elsewhere), no heartbeat" }},
 		},
-		RungOtherBoot: {
-			{"PreviousBoot", with(func(h *Proc) { h.BootID = "0000-1111-2222" }), ident.Dead,
+		rungOtherBoot: {
+			{"PreviousBoot", with(func(h *proc) { h.BootID = "0000-1111-2222" }), ident.Dead,
 				func(f Facts) bool { return f.Boot == "000011112222" },
-				func(h Proc) string {
+				func(h proc) string {
 					return pid(h) + " ran in a previous boot (boot id 00001111, now " + short(ident.NormalizeID(self.BootID)) + ")"
 				}},
 		},
-		RungOtherNamespace: {
-			{"OtherPidNamespace", with(func(h *Proc) { h.PidNamespace = "1" }), ident.Unknown,
+		rungOtherNamespace: {
+			{"OtherPidNamespace", with(func(h *proc) { h.PidNamespace = "1" }), ident.Unknown,
 				func(f Facts) bool { return f.Namespace == "another pid namespace (1)" },
-				func(h Proc) string {
+				func(h proc) string {
 					return "another pid namespace (1), " + pid(h) + " cannot be checked, no heartbeat"
 				}},
 			// §14: never dead by its pid, though no such pid runs here.
-			{"OtherTimeNamespace_PidGone", with(func(h *Proc) { h.TimeNamespace, h.Pid = "7", gone }), ident.Unknown, nil,
-				func(h Proc) string {
+			{"OtherTimeNamespace_PidGone", with(func(h *proc) { h.TimeNamespace, h.Pid = "7", gone }), ident.Unknown, nil,
+				func(h proc) string {
 					return "another time namespace (7), " + pid(h) + " cannot be checked, no heartbeat"
 				}},
-			{"SilentHeartbeat", with(func(h *Proc) {
+			{"SilentHeartbeat", with(func(h *proc) {
 				h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
 			}), ident.Dead, nil,
-				func(h Proc) string {
+				func(h proc) string {
 					return "another pid namespace (1), " + pid(h) + " cannot be checked, heartbeat silent for 1m0s (interval 1s)"
 				}},
 		},
-		RungPid: {
-			{"Gone", with(func(h *Proc) { h.Pid = gone }), ident.Dead,
+		rungPid: {
+			{"Gone", with(func(h *proc) { h.Pid = gone }), ident.Dead,
 				func(f Facts) bool { return f.Found.Fact == ident.Gone },
-				func(h Proc) string { return pid(h) + " is gone" }},
-			{"Gone_NoToken", with(func(h *Proc) { h.Pid, h.StartToken = gone, "" }), ident.Dead, nil,
-				func(h Proc) string { return pid(h) + " is gone" }},
+				func(h proc) string { return pid(h) + " is gone" }},
+			{"Gone_NoToken", with(func(h *proc) { h.Pid, h.StartToken = gone, "" }), ident.Dead, nil,
+				func(h proc) string { return pid(h) + " is gone" }},
 			// kill(2) would truncate 4294967297 to pid 1, alive: never probed.
-			{"AbovePidMax", with(func(h *Proc) { h.Pid, h.StartToken = 1<<32+1, "" }), ident.Dead,
+			{"AbovePidMax", with(func(h *proc) { h.Pid, h.StartToken = 1<<32+1, "" }), ident.Dead,
 				func(f Facts) bool { return f.Found.Fact == ident.Impossible },
-				func(h Proc) string {
+				func(h proc) string {
 					return pid(h) + " cannot name a process (negative, or above the kernel's pid_max): never probed"
 				}},
 			// kill(2) would take a negative pid for a process group.
-			{"Negative", with(func(h *Proc) { h.Pid = -int(self.Pid) }), ident.Dead,
+			{"Negative", with(func(h *proc) { h.Pid = -int(self.Pid) }), ident.Dead,
 				func(f Facts) bool { return f.Found.Fact == ident.Impossible },
-				func(h Proc) string {
+				func(h proc) string {
 					return pid(h) + " cannot name a process (negative, or above the kernel's pid_max): never probed"
 				}},
 		},
-		RungStartToken: {
+		rungStartToken: {
 			{"Matches", live, ident.Alive,
 				func(f Facts) bool { return f.Found.Fact == ident.Matches && f.SameBoot == (self.BootID != "") },
-				func(h Proc) string { return pid(h) + " start time matches" + same }},
-			{"Reused", with(func(h *Proc) { h.StartToken = "1" }), ident.Dead,
+				func(h proc) string { return pid(h) + " start time matches" + same }},
+			{"Reused", with(func(h *proc) { h.StartToken = "1" }), ident.Dead,
 				func(f Facts) bool { return f.Found.Fact == ident.Reused && f.Token == "1" },
-				func(h Proc) string {
+				func(h proc) string {
 					return pid(h) + " was reused (start time " + string(self.StartToken) + ", recorded 1)"
 				}},
-			{"Zombie", with(func(h *Proc) { h.Pid, h.StartToken = zombie, "1" }), ident.Dead, nil,
-				func(h Proc) string { return pid(h) + " is a zombie" }},
-			{"Thread", with(func(h *Proc) { h.Pid, h.StartToken = thread, "1" }), ident.Dead, nil,
-				func(h Proc) string { return pid(h) + " is a thread, not a process" }},
+			{"Zombie", with(func(h *proc) { h.Pid, h.StartToken = zombie, "1" }), ident.Dead, nil,
+				func(h proc) string { return pid(h) + " is a zombie" }},
+			{"Thread", with(func(h *proc) { h.Pid, h.StartToken = thread, "1" }), ident.Dead, nil,
+				func(h proc) string { return pid(h) + " is a thread, not a process" }},
 		},
-		RungNoToken: {
-			{"Unverified", with(func(h *Proc) { h.StartToken = "" }), ident.Alive,
+		rungNoToken: {
+			{"Unverified", with(func(h *proc) { h.StartToken = "" }), ident.Alive,
 				func(f Facts) bool { return f.Found.Fact == ident.Unverified },
-				func(h Proc) string { return pid(h) + " exists (unverified: no start time recorded)" + same }},
-			{"Zombie", with(func(h *Proc) { h.Pid, h.StartToken = zombie, "" }), ident.Dead, nil,
-				func(h Proc) string { return pid(h) + " is a zombie" }},
+				func(h proc) string { return pid(h) + " exists (unverified: no start time recorded)" + same }},
+			{"Zombie", with(func(h *proc) { h.Pid, h.StartToken = zombie, "" }), ident.Dead, nil,
+				func(h proc) string { return pid(h) + " is a zombie" }},
 		},
 	}
-	for rung := RungUnreadable; rung <= RungNoToken; rung++ {
+	for rung := rungUnreadable; rung <= rungNoToken; rung++ {
 		if len(rungs[rung]) == 0 {
 			t.Fatalf("rung %d has no rows", rung)
 		}
@@ -150,8 +150,8 @@ func TestLadder_Rungs(t *testing.T) {
 // The cases beyond the rungs (the takeover's view of a padrun marker, and
 // the refusals no marker decides), worded by the one function.
 func TestWord_Cases(t *testing.T) {
-	alive := verdictOf(Proc{ID: ident.ID{Pid: self.Pid, StartToken: self.StartToken}}, self, time.Now())
-	dead := Judgement{Verdict: ident.Dead, Rung: RungPid, Facts: Facts{Pid: 7, Found: ident.Finding{Verdict: ident.Dead, Fact: ident.Gone}}}
+	alive := verdictOf(proc{ID: ident.ID{Pid: self.Pid, StartToken: self.StartToken}}, self, time.Now())
+	dead := Judgement{Verdict: ident.Dead, Rung: rungPid, Facts: Facts{Pid: 7, Found: ident.Finding{Verdict: ident.Dead, Fact: ident.Gone}}}
 	with := func(j Judgement, f func(*Judgement)) Judgement { f(&j); return j }
 	child := dead.worded()
 	for _, tc := range []struct {
@@ -160,12 +160,12 @@ func TestWord_Cases(t *testing.T) {
 	}{
 		{with(alive, func(j *Judgement) { j.Case = Released }), "its padrun released the lock but " + alive.Reason + " (still exiting?)"},
 		{with(dead, func(j *Judgement) {
-			j.Verdict, j.Facts.Found.Fact, j.Rung, j.Case = ident.Unknown, ident.Unchecked, RungPid, Released
+			j.Verdict, j.Facts.Found.Fact, j.Rung, j.Case = ident.Unknown, ident.Unchecked, rungPid, Released
 		}),
 			"its padrun released the lock but pid 7 cannot be checked"},
 		{with(alive, func(j *Judgement) { j.Case, j.Facts.Padrun = OrphanChild, 41 }), "orphan: padrun pid 41 is gone but its child " + alive.Reason},
 		{with(dead, func(j *Judgement) { j.Case, j.Facts.Of = StaleChild, &child }), "pid 7 is gone; child pid 7 is gone"},
-		{Judgement{Case: Unreadable, Rung: RungUnreadable, Facts: Facts{Err: "not JSON"}}, "unreadable: not JSON"},
+		{Judgement{Case: Unreadable, Rung: rungUnreadable, Facts: Facts{Err: "not JSON"}}, "unreadable: not JSON"},
 		{Judgement{Case: CgroupUnread, Facts: Facts{Padrun: 41, Err: "EACCES"}}, "orphan: padrun pid 41 and its child are gone but its cgroup cannot be read: EACCES"},
 		{Judgement{Case: CgroupProcs, Facts: Facts{Padrun: 41, Procs: "pid 9 (sleep)", Count: 1, Cgroup: "/sys/fs/cgroup/padrun-1"}},
 			"orphan: padrun pid 41 and its child are gone but pid 9 (sleep) of its session still runs (cgroup /sys/fs/cgroup/padrun-1)"},
@@ -179,9 +179,9 @@ func TestWord_Cases(t *testing.T) {
 		{Judgement{Case: LockOrphan, Facts: Facts{Name: "s.jsonl.live.lock", Padrun: 41, Procs: "pid 9 (codex)", Count: 1}},
 			"orphan: padrun pid 41 is gone but pid 9 (codex) of its session still runs and holds its lock s.jsonl.live.lock"},
 		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/s.jsonl"}}, "the session file itself is locked by padrun pid 41, which holds it as /w/s.jsonl"},
-		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 9, At: "/w/t.jsonl", Named: HardLink}},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 9, At: "/w/t.jsonl", Named: hardLink}},
 			"the session file itself is locked by padrun pid 41, which holds it as /w/t.jsonl (another name of it: a hard link); pid 9 of its session holds the lock"},
-		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/u.jsonl", Named: Moved}},
+		{Judgement{Case: InodeHeld, Facts: Facts{Padrun: 41, LockPid: 41, At: "/w/u.jsonl", Named: moved}},
 			"the session file itself is locked by padrun pid 41, which holds it as /w/u.jsonl (renamed or moved while held)"},
 		{Judgement{Case: InodeHeld, Facts: Facts{LockPid: 9, Command: "vim"}}, "the session file itself is locked by pid 9 (vim)"},
 		{Judgement{Case: InodeHeld}, "the session file itself is locked by another process"},

@@ -131,7 +131,7 @@ func (l *Hold) republish() error {
 // bytes it last wrote, or else, parsed, its nonce.
 func (l *Hold) ours(b []byte) bool {
 	return safefile.Ours(b, l.written, func(b []byte) bool {
-		m, err := Parse(b)
+		m, err := parse(b)
 		return err == nil && m.Nonce == l.marker.Nonce
 	})
 }
@@ -160,7 +160,7 @@ func (l *Hold) Keep() error {
 // marker that is still ours (by nonce), never the marker of whoever took
 // the file over: that is a *LostError.
 func (l *Hold) Touch(now time.Time) error {
-	ours, err := safefile.TouchIf(Path(l.File), MaxSize, now, l.ours)
+	ours, err := safefile.TouchIf(Path(l.File), maxSize, now, l.ours)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || err == nil && !ours:
 		return &LostError{l.File}
@@ -174,7 +174,7 @@ func (l *Hold) Touch(now time.Time) error {
 // lock file while still holding it, then drops the lock.
 func (l *Hold) Release() error {
 	var first error
-	if b, _, err := safefile.ReadBounded(Path(l.File), MaxSize); err == nil && l.ours(b) {
+	if b, _, err := safefile.ReadBounded(Path(l.File), maxSize); err == nil && l.ours(b) {
 		if err := os.Remove(Path(l.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			first = fmt.Errorf("marker: remove %s: %w", Path(l.File), err)
 		}

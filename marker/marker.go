@@ -19,8 +19,8 @@ import (
 	"github.com/padrun/padrun/marker/ident"
 )
 
-// MaxSize bounds every read of a marker.
-const MaxSize = 64 << 10
+// maxSize bounds every read of a marker.
+const maxSize = 64 << 10
 
 // Tool is the value of the "tool" field in markers written by padrun.
 const Tool = "padrun"
@@ -29,30 +29,30 @@ const Tool = "padrun"
 // are F.live.lock and F.live.break for every file and every harness, so two
 // padruns that name F's marker differently still take one lock. The
 // marker is F.live.json, or .F.padrun.json where a harness's own listing
-// would read F.live.json as one of its sessions (HideMarkers).
+// would read F.live.json as one of its sessions (hiddenMarkers).
 func Path(file string) string {
 	if hiddenName(filepath.Base(file)) {
-		return HiddenPath(file)
+		return hiddenPath(file)
 	}
-	return file + MarkerSuffix
+	return file + markerSuffix
 }
 func lockPath(file string) string { return file + ".live.lock" }
 
 // LockPath is the lock file of file, F.live.lock.
 func LockPath(file string) string { return lockPath(file) }
 
-// HiddenPath is the hidden name of file's marker, .F.padrun.json.
-func HiddenPath(file string) string {
-	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+HiddenSuffix)
+// hiddenPath is the hidden name of file's marker, .F.padrun.json.
+func hiddenPath(file string) string {
+	return filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+hiddenSuffix)
 }
 
 // markerPaths are both names a marker of file may have, the one padrun
 // writes first: readers find a marker that a padrun naming it the other
 // way wrote.
 func markerPaths(file string) []string {
-	p, q := Path(file), file+MarkerSuffix
+	p, q := Path(file), file+markerSuffix
 	if p == q {
-		q = HiddenPath(file)
+		q = hiddenPath(file)
 	}
 	return []string{p, q}
 }
@@ -63,24 +63,23 @@ func absent(err error) bool {
 	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG)
 }
 
-// MarkerSuffix ends the name of a marker beside its session file; a
+// markerSuffix ends the name of a marker beside its session file; a
 // session file's folder watcher must not take a marker for a session file.
-const MarkerSuffix = ".live.json"
+const markerSuffix = ".live.json"
 
-// HiddenSuffix ends a hidden marker's name, after a leading dot.
-const HiddenSuffix = ".padrun.json"
+// hiddenSuffix ends a hidden marker's name, after a leading dot.
+const hiddenSuffix = ".padrun.json"
 
-// hidden are the session file name patterns whose markers are hidden; set
-// once by the harness adapters at init, before any marker is named.
-var hidden []string
-
-// HideMarkers names the markers of session files whose base name matches a
-// pattern (filepath.Match) .F.padrun.json: the harness that writes them
-// would take F.live.json for a session of its own.
-func HideMarkers(patterns ...string) { hidden = append(hidden, patterns...) }
+// hiddenMarkers are the session file name patterns (filepath.Match of the
+// base name) whose markers are hidden, .F.padrun.json: the harness that
+// writes them would take F.live.json for a session of its own. They are the
+// harness adapters' HiddenMarkers (gemini's listing and cleanup read every
+// chats/session-*.json*), declared here as a plain value, since marker
+// imports no harness; TestHiddenMarkers_AreTheAdapters keeps them equal.
+var hiddenMarkers = []string{"session-*.json", "session-*.jsonl"}
 
 func hiddenName(base string) bool {
-	for _, p := range hidden {
+	for _, p := range hiddenMarkers {
 		if ok, _ := filepath.Match(p, base); ok {
 			return true
 		}
@@ -131,8 +130,8 @@ func New(self ident.Self, file, nonce string, now time.Time) Marker {
 	}
 }
 
-// Parse decodes a marker. A marker with no pid is not usable.
-func Parse(b []byte) (*Marker, error) {
+// parse decodes a marker. A marker with no pid is not usable.
+func parse(b []byte) (*Marker, error) {
 	var m Marker
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("marker: not JSON: %w", err)
@@ -143,23 +142,23 @@ func Parse(b []byte) (*Marker, error) {
 	return &m, nil
 }
 
-// Proc is what the verdict ladder needs to know of a process that holds,
+// proc is what the verdict ladder needs to know of a process that holds,
 // or held, a session file: its identity, and its heartbeat.
-type Proc struct {
+type proc struct {
 	ident.ID
 	Heartbeat        time.Time // the marker's mtime
 	HeartbeatSeconds int
 }
 
-// Proc returns the marker's writer, for the ladder.
-func (m *Marker) Proc() Proc {
-	return Proc{ID: m.ID, Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds}
+// proc returns the marker's writer, for the ladder.
+func (m *Marker) proc() proc {
+	return proc{ID: m.ID, Heartbeat: m.ModTime, HeartbeatSeconds: m.HeartbeatSeconds}
 }
 
-// Child returns the child that a padrun marker records, on the same
+// child returns the child that a padrun marker records, on the same
 // machine as its padrun, and whether there is one.
-func (m *Marker) Child() (Proc, bool) {
-	h := m.Proc()
+func (m *Marker) child() (proc, bool) {
+	h := m.proc()
 	h.Pid, h.StartToken = m.ChildPid, m.ChildStartToken
 	return h, m.ChildPid > 0
 }

@@ -45,50 +45,50 @@ func threadID(t *testing.T) int {
 
 func TestVerdictLadder(t *testing.T) {
 	now := time.Now()
-	live := Proc{ID: self.ID}
-	with := func(f func(*Proc)) Proc { h := live; f(&h); return h }
+	live := proc{ID: self.ID}
+	with := func(f func(*proc)) proc { h := live; f(&h); return h }
 	tests := []struct {
 		name   string
-		holder Proc
+		holder proc
 		want   ident.Verdict
 		reason string
 	}{
-		{"NoPid_IsUnknown", with(func(h *Proc) { h.Pid = 0 }), ident.Unknown, "no pid"},
-		{"OtherMachine_NoHeartbeat_IsUnknown", with(func(h *Proc) { h.MachineID = "other" }), ident.Unknown, "another machine"},
-		{"OtherMachine_FreshHeartbeat_IsUnknown", with(func(h *Proc) {
+		{"NoPid_IsUnknown", with(func(h *proc) { h.Pid = 0 }), ident.Unknown, "no pid"},
+		{"OtherMachine_NoHeartbeat_IsUnknown", with(func(h *proc) { h.MachineID = "other" }), ident.Unknown, "another machine"},
+		{"OtherMachine_FreshHeartbeat_IsUnknown", with(func(h *proc) {
 			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-20*time.Second)
 		}), ident.Unknown, "heartbeat fresh (20s ago, interval 30s)"},
-		{"OtherMachine_StaleHeartbeat_IsDead", with(func(h *Proc) {
+		{"OtherMachine_StaleHeartbeat_IsDead", with(func(h *proc) {
 			h.MachineID, h.HeartbeatSeconds, h.Heartbeat = "other", 30, now.Add(-91*time.Second)
 		}), ident.Dead, "heartbeat silent"},
-		{"OtherHost_NoMachineID_IsOtherMachine", with(func(h *Proc) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown, "another machine"},
-		{"SameBootID_ProvesSameMachine", with(func(h *Proc) { h.MachineID, h.Hostname = "", "renamed" }), ident.Alive, "start time matches"},
-		{"NoMachineTokens_IsThisMachine", with(func(h *Proc) { h.MachineID, h.BootID, h.Hostname = "", "", "" }), ident.Alive, "start time matches"},
-		{"PreviousBoot_IsDead", with(func(h *Proc) { h.BootID = "0000" }), ident.Dead, "previous boot"},
-		{"BootID_TrailingNewline_IsThisBoot", with(func(h *Proc) { h.BootID += "\n" }), ident.Alive, "start time matches, same boot"},
-		{"BootID_UpperCase_IsThisBoot", with(func(h *Proc) { h.BootID = strings.ToUpper(h.BootID) }), ident.Alive, "start time matches, same boot"},
-		{"BootID_NoDashes_IsThisBoot", with(func(h *Proc) { h.BootID = strings.ReplaceAll(h.BootID, "-", "") }), ident.Alive, "start time matches, same boot"},
-		{"BootID_Spaces_IsThisBoot", with(func(h *Proc) { h.BootID = "  " + strings.ToUpper(h.BootID) + " \t\n" }), ident.Alive, "same boot"},
-		{"MachineID_TrailingNewline_IsThisMachine", with(func(h *Proc) { h.MachineID += "\n" }), ident.Alive, "same machine"},
-		{"MachineID_UpperCaseWithDashes_IsThisMachine", with(func(h *Proc) { h.MachineID = dashed(strings.ToUpper(h.MachineID)) }), ident.Alive, "same machine"},
-		{"MachineID_NoBootID_Normalised_IsThisMachine", with(func(h *Proc) { h.MachineID, h.BootID = strings.ToUpper(h.MachineID)+"\n", "" }), ident.Alive, "same machine"},
-		{"OtherPidNamespace_IsUnknown", with(func(h *Proc) { h.PidNamespace = "1" }), ident.Unknown, "another pid namespace"},
-		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *Proc) {
+		{"OtherHost_NoMachineID_IsOtherMachine", with(func(h *proc) { h.MachineID, h.BootID, h.Hostname = "", "", "elsewhere" }), ident.Unknown, "another machine"},
+		{"SameBootID_ProvesSameMachine", with(func(h *proc) { h.MachineID, h.Hostname = "", "renamed" }), ident.Alive, "start time matches"},
+		{"NoMachineTokens_IsThisMachine", with(func(h *proc) { h.MachineID, h.BootID, h.Hostname = "", "", "" }), ident.Alive, "start time matches"},
+		{"PreviousBoot_IsDead", with(func(h *proc) { h.BootID = "0000" }), ident.Dead, "previous boot"},
+		{"BootID_TrailingNewline_IsThisBoot", with(func(h *proc) { h.BootID += "\n" }), ident.Alive, "start time matches, same boot"},
+		{"BootID_UpperCase_IsThisBoot", with(func(h *proc) { h.BootID = strings.ToUpper(h.BootID) }), ident.Alive, "start time matches, same boot"},
+		{"BootID_NoDashes_IsThisBoot", with(func(h *proc) { h.BootID = strings.ReplaceAll(h.BootID, "-", "") }), ident.Alive, "start time matches, same boot"},
+		{"BootID_Spaces_IsThisBoot", with(func(h *proc) { h.BootID = "  " + strings.ToUpper(h.BootID) + " \t\n" }), ident.Alive, "same boot"},
+		{"MachineID_TrailingNewline_IsThisMachine", with(func(h *proc) { h.MachineID += "\n" }), ident.Alive, "same machine"},
+		{"MachineID_UpperCaseWithDashes_IsThisMachine", with(func(h *proc) { h.MachineID = dashed(strings.ToUpper(h.MachineID)) }), ident.Alive, "same machine"},
+		{"MachineID_NoBootID_Normalised_IsThisMachine", with(func(h *proc) { h.MachineID, h.BootID = strings.ToUpper(h.MachineID)+"\n", "" }), ident.Alive, "same machine"},
+		{"OtherPidNamespace_IsUnknown", with(func(h *proc) { h.PidNamespace = "1" }), ident.Unknown, "another pid namespace"},
+		{"OtherPidNamespace_StaleHeartbeat_IsDead", with(func(h *proc) {
 			h.PidNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
 		}), ident.Dead, "heartbeat silent"},
-		{"OtherTimeNamespace_ShiftedToken_IsUnknown", with(func(h *Proc) { h.TimeNamespace, h.StartToken = "1", "1" }), ident.Unknown, "another time namespace (1), pid"},
-		{"OtherTimeNamespace_PidGone_IsUnknown", with(func(h *Proc) { h.TimeNamespace, h.Pid = "1", reapedPid(t) }), ident.Unknown, "another time namespace"},
-		{"OtherTimeNamespace_StaleHeartbeat_IsDead", with(func(h *Proc) {
+		{"OtherTimeNamespace_ShiftedToken_IsUnknown", with(func(h *proc) { h.TimeNamespace, h.StartToken = "1", "1" }), ident.Unknown, "another time namespace (1), pid"},
+		{"OtherTimeNamespace_PidGone_IsUnknown", with(func(h *proc) { h.TimeNamespace, h.Pid = "1", reapedPid(t) }), ident.Unknown, "another time namespace"},
+		{"OtherTimeNamespace_StaleHeartbeat_IsDead", with(func(h *proc) {
 			h.TimeNamespace, h.HeartbeatSeconds, h.Heartbeat = "1", 1, now.Add(-time.Minute)
 		}), ident.Dead, "heartbeat silent"},
-		{"NoTimeNamespace_IsThisOne", with(func(h *Proc) { h.TimeNamespace = "" }), ident.Alive, "start time matches"},
-		{"PidGone_IsDead", with(func(h *Proc) { h.Pid = reapedPid(t) }), ident.Dead, "is gone"},
+		{"NoTimeNamespace_IsThisOne", with(func(h *proc) { h.TimeNamespace = "" }), ident.Alive, "start time matches"},
+		{"PidGone_IsDead", with(func(h *proc) { h.Pid = reapedPid(t) }), ident.Dead, "is gone"},
 		{"StartTokenMatches_IsAlive", live, ident.Alive, "start time matches, same boot"},
-		{"PidReused_IsDead", with(func(h *Proc) { h.StartToken = "1" }), ident.Dead, "was reused"},
-		{"Zombie_IsDead", with(func(h *Proc) { h.Pid = zombiePid(t); h.StartToken = "1" }), ident.Dead, "zombie"},
-		{"NoToken_IsAliveUnverified", with(func(h *Proc) { h.StartToken = "" }), ident.Alive, "unverified"},
-		{"NoToken_Zombie_IsDead", with(func(h *Proc) { h.Pid, h.StartToken = zombiePid(t), "" }), ident.Dead, "zombie"},
-		{"ThreadID_IsNotAProcess", with(func(h *Proc) { h.Pid, h.StartToken = threadID(t), "" }), ident.Dead, "thread"},
+		{"PidReused_IsDead", with(func(h *proc) { h.StartToken = "1" }), ident.Dead, "was reused"},
+		{"Zombie_IsDead", with(func(h *proc) { h.Pid = zombiePid(t); h.StartToken = "1" }), ident.Dead, "zombie"},
+		{"NoToken_IsAliveUnverified", with(func(h *proc) { h.StartToken = "" }), ident.Alive, "unverified"},
+		{"NoToken_Zombie_IsDead", with(func(h *proc) { h.Pid, h.StartToken = zombiePid(t), "" }), ident.Dead, "zombie"},
+		{"ThreadID_IsNotAProcess", with(func(h *proc) { h.Pid, h.StartToken = threadID(t), "" }), ident.Dead, "thread"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 func TestRead_Bounded(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.jsonl")
-	big := `{"pid":1,"x":"` + strings.Repeat("x", MaxSize) + `"}`
+	big := `{"pid":1,"x":"` + strings.Repeat("x", maxSize) + `"}`
 	if err := os.WriteFile(Path(file), []byte(big), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/padrun/padrun/marker/safefile"
 )
 
-// Read reads and parses the marker of file, bounded to MaxSize. A missing
+// Read reads and parses the marker of file, bounded to maxSize. A missing
 // marker is errMarkerAbsent; one that cannot be judged (a symlink, not a
-// regular file, too large, not a marker), an *UnreadableError; any other
+// regular file, too large, not a marker), an *unreadableError; any other
 // error is padrun's own.
 func Read(file string) (*Marker, error) {
 	var (
@@ -26,7 +26,7 @@ func Read(file string) (*Marker, error) {
 		err   error
 	)
 	for _, path = range markerPaths(file) {
-		if b, mtime, err = safefile.ReadBounded(path, MaxSize); !absent(err) {
+		if b, mtime, err = safefile.ReadBounded(path, maxSize); !absent(err) {
 			break
 		}
 	}
@@ -37,15 +37,15 @@ func Read(file string) (*Marker, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, errMarkerAbsent
 	case errors.Is(err, safefile.ErrSymlink), errors.Is(err, safefile.ErrNotRegular), errors.Is(err, safefile.ErrTooLarge):
-		return nil, &UnreadableError{path, err.Error()}
+		return nil, &unreadableError{path, err.Error()}
 	case err != nil:
 		// Out of descriptors or memory, an I/O error: padrun's own
 		// failure, never a fact about the marker's holder.
 		return nil, fmt.Errorf("marker: read %s: %w", path, err)
 	}
-	m, err := Parse(b)
+	m, err := parse(b)
 	if err != nil {
-		return nil, &UnreadableError{path, strings.TrimPrefix(err.Error(), "marker: ")}
+		return nil, &unreadableError{path, strings.TrimPrefix(err.Error(), "marker: ")}
 	}
 	m.ModTime = mtime
 	return m, nil

@@ -11,10 +11,10 @@ import (
 // marker's temp file. padrun never writes its output into one.
 func IsGuardFile(path string) bool {
 	base := filepath.Base(path)
-	if strings.HasPrefix(base, ".") && strings.HasSuffix(base, HiddenSuffix) {
+	if strings.HasPrefix(base, ".") && strings.HasSuffix(base, hiddenSuffix) {
 		return true
 	}
-	for _, suffix := range []string{MarkerSuffix, ".live.lock", ".live.break", ".live.break.clear"} {
+	for _, suffix := range []string{markerSuffix, ".live.lock", ".live.break", ".live.break.clear"} {
 		if strings.HasSuffix(base, suffix) {
 			return true
 		}

@@ -7,8 +7,6 @@ import (
 	"time"
 )
 
-func init() { HideMarkers("session-*.jsonl") }
-
 // A hidden file's marker is .F.padrun.json, its lock F.live.lock like
 // everyone's; other files keep F.live.json.
 func TestPath_HiddenByPattern(t *testing.T) {

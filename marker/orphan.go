@@ -3,8 +3,8 @@ package marker
 import (
 	"path/filepath"
 
+	"github.com/padrun/padrun/marker/cgroupdir"
 	"github.com/padrun/padrun/marker/ident"
-	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // reclaim removes the cgroup that stale, a padrun marker that a taker or
@@ -15,6 +15,6 @@ func reclaim(stale *Marker, self ident.Self) {
 		return
 	}
 	if sameBoot, _ := local(stale, self); sameBoot {
-		cgroup.RemoveLeftover(stale.Cgroup)
+		cgroupdir.RemoveLeftover(stale.Cgroup)
 	}
 }

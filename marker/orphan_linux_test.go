@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/padrun/padrun/supervise/cgroup"
+	"github.com/padrun/padrun/marker/cgroupdir"
 )
 
 // deadPadrunMarker writes a padrun marker whose padrun and child are gone,
@@ -175,7 +175,7 @@ func emptyCgroup(t *testing.T) string {
 	for _, root := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
 		dir := filepath.Join(root, "padrun-test-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 		if os.Mkdir(dir, 0o755) == nil {
-			if !cgroup.IsV2(dir) {
+			if !cgroupdir.IsV2(dir) {
 				syscall.Rmdir(dir)
 				continue
 			}

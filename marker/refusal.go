@@ -143,10 +143,10 @@ func (e *LostError) Error() string {
 	return "marker: " + Path(e.File) + " is no longer ours: another session took " + e.File + " over"
 }
 
-// UnreadableError says a marker exists but cannot be judged.
-type UnreadableError struct {
+// unreadableError says a marker exists but cannot be judged.
+type unreadableError struct {
 	Path string
 	Why  string
 }
 
-func (e *UnreadableError) Error() string { return "marker: " + e.Path + ": " + e.Why }
+func (e *unreadableError) Error() string { return "marker: " + e.Path + ": " + e.Why }

@@ -67,9 +67,9 @@ func inUseRefusal(file string, l harness.InUseLock, j marker.Judgement) *marker.
 	}}
 }
 
-// InUseHolder is the refusal of file when a live process holds one of
+// inUseHolder is the refusal of file when a live process holds one of
 // its harness's own in-use locks of it; nil when none does.
-func InUseHolder(file string) *marker.HeldError {
+func inUseHolder(file string) *marker.HeldError {
 	locks, _ := harness.InUseLocks(file)
 	for _, l := range locks {
 		if j := judgeInUse(l); j.Verdict != ident.Dead {

@@ -248,18 +248,11 @@ func Run(o Options) (Result, error) {
 	// Armed before the control socket serves: a companion's greeting is read
 	// by the socket's goroutines, which start after this.
 	s.armGreeting(r)
-	if r.ctlDir != "" {
-		ctl, err := startControl(r.ctlDir, s.self.Pid, s.handleControl)
-		if err != nil {
-			return Result{}, err
-		}
-		defer ctl.stop() // before cleanup: no claim comes in while it runs
-		s.ctlDone = ctl.done
-		r.env = append(r.env, "PADRUN_CONTROL="+ctl.path)
-		if s.o.Wait > 0 {
-			r.env = append(r.env, fmt.Sprintf("PADRUN_WAIT=%d", int(s.o.Wait.Seconds()+0.999)))
-		}
+	stopControl, err := s.serveControl(r)
+	if err != nil {
+		return Result{}, err
 	}
+	defer stopControl()      // before cleanup: no claim comes in while it runs
 	defer s.nestedGuard(r)() // once the hold is taken: a refused run makes nothing
 	if err := handOver(); err != nil {
 		return Result{}, err
@@ -291,6 +284,24 @@ func Run(o Options) (Result, error) {
 	res, err := s.supervise(child, sigs, stopWatch)
 	retire.Ending() // the watches end with the run, after this
 	return res, err
+}
+
+// serveControl starts the control socket of r (when it has one) and names
+// it in the child's environment; the func returned stops it.
+func (s *session) serveControl(r *run) (stop func(), err error) {
+	if r.ctlDir == "" {
+		return func() {}, nil
+	}
+	ctl, err := startControl(r.ctlDir, s.self.Pid, s.handleControl)
+	if err != nil {
+		return nil, err
+	}
+	s.ctlDone = ctl.done
+	r.env = append(r.env, "PADRUN_CONTROL="+ctl.path)
+	if s.o.Wait > 0 {
+		r.env = append(r.env, fmt.Sprintf("PADRUN_WAIT=%d", int(s.o.Wait.Seconds()+0.999)))
+	}
+	return ctl.stop, nil
 }
 
 // run is what prepare learns of the run before it acquires anything.

@@ -16,7 +16,6 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
-	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper"
 	"github.com/padrun/padrun/wrapper/harness"
 )
@@ -114,15 +113,7 @@ func setupStatus(fs *pflag.FlagSet) func([]string, io.Writer, io.Writer) error {
 		all := make([]marker.Status, 0, len(files))
 		var free error
 		for _, f := range files {
-			st := marker.Inspect(f, self, now)
-			if held := wrapper.InUseHolder(f); held != nil && st.Free() {
-				// The harness's own in-use lock: a live writer padrun did not start.
-				st.State, st.Holder = marker.Held, held.Holder
-				st.Verdict, st.Reason = held.Judgement.Verdict, held.Judgement.Reason
-				if st.Verdict != ident.Alive {
-					st.State = marker.Unknown
-				}
-			}
+			st := wrapper.Status(f, self, now)
 			all = append(all, st)
 			if !st.Free() {
 				free = exitStatus(exitRefused)
@@ -358,7 +349,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	}
 	// The records are pruned by now: a cgroup folder that cannot be read
 	// is said, and pad's line still printed.
-	cgroups, err := cgroup.Prune(time.Now())
+	cgroups, err := wrapper.PruneCgroups(time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "padrun: %v\n", err)
 	}
@@ -366,7 +357,7 @@ func prune(olderThan time.Duration, asJSON bool, stdout, stderr io.Writer) error
 	if asJSON {
 		writeJSON(stdout, struct {
 			registry.PruneResult
-			cgroup.Pruned
+			wrapper.PrunedCgroups
 		}{res, cgroups})
 		return nil
 	}

@@ -54,7 +54,7 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.Endpoints) == 0 {
 		return nil, errors.New("etcd: no endpoint given")
 	}
-	cfg.Prefix = NormalPrefix(cfg.Prefix)
+	cfg.Prefix = normalPrefix(cfg.Prefix)
 	if cfg.TTL == 0 {
 		cfg.TTL = DefaultTTL
 	}
@@ -96,9 +96,9 @@ func New(cfg Config) (*Client, error) {
 // TTL is the lease's time to live.
 func (c *Client) TTL() time.Duration { return c.cfg.TTL }
 
-// NormalPrefix is prefix with one trailing slash (DefaultPrefix when
+// normalPrefix is prefix with one trailing slash (DefaultPrefix when
 // empty): machines whose --etcd-prefix differs only by it share their keys.
-func NormalPrefix(prefix string) string {
+func normalPrefix(prefix string) string {
 	if prefix == "" {
 		return DefaultPrefix
 	}
@@ -117,20 +117,20 @@ func (c *Client) token() string {
 	return c.tok
 }
 
-// UnreachableError says no member gave an answer that could be judged:
+// unreachableError says no member gave an answer that could be judged:
 // what each one did.
-type UnreachableError struct {
+type unreachableError struct {
 	Op       string
-	Attempts []Attempt
+	Attempts []attempt
 }
 
-// Attempt is one member's failure.
-type Attempt struct {
+// attempt is one member's failure.
+type attempt struct {
 	Endpoint string
 	Err      error
 }
 
-func (e *UnreachableError) Error() string {
+func (e *unreachableError) Error() string {
 	parts := make([]string, 0, len(e.Attempts))
 	for _, a := range e.Attempts {
 		parts = append(parts, a.Endpoint+": "+a.Err.Error())
@@ -139,7 +139,7 @@ func (e *UnreachableError) Error() string {
 }
 
 // Hint says what to run.
-func (e *UnreachableError) Hint() string {
+func (e *unreachableError) Hint() string {
 	eps := make([]string, 0, len(e.Attempts))
 	for _, a := range e.Attempts {
 		eps = append(eps, a.Endpoint)
@@ -247,7 +247,7 @@ func (c *Client) each(ctx context.Context, op string, try func(context.Context, 
 
 // hopeful reports whether a member failed in a way a later try may not:
 // anything but a refused connection.
-func (e *UnreachableError) hopeful() bool {
+func (e *unreachableError) hopeful() bool {
 	for _, a := range e.Attempts {
 		if !errors.Is(a.Err, syscall.ECONNREFUSED) && !refused(a.Err) {
 			return true
@@ -276,16 +276,16 @@ func (e *authError) Error() string { return "authenticate as " + e.name + ": " +
 func (e *authError) Unwrap() error { return e.err }
 
 // round asks each member once; ue is nil when the error (or nil) is final.
-func (c *Client) round(ctx context.Context, op string, try func(context.Context, endpoint) error) (ue *UnreachableError, err error) {
+func (c *Client) round(ctx context.Context, op string, try func(context.Context, endpoint) error) (ue *unreachableError, err error) {
 	c.mu.Lock()
 	first := c.next
 	c.mu.Unlock()
-	ue = &UnreachableError{Op: op}
+	ue = &unreachableError{Op: op}
 	reauthed := false
 	for i := 0; i < len(c.eps); i++ {
 		e := c.eps[(first+i)%len(c.eps)]
 		if err := c.authenticate(ctx, e); err != nil {
-			ue.Attempts = append(ue.Attempts, Attempt{e.url, err})
+			ue.Attempts = append(ue.Attempts, attempt{e.url, err})
 			continue
 		}
 		actx, cancel := context.WithTimeout(ctx, c.cfg.Attempt)
@@ -315,7 +315,7 @@ func (c *Client) round(ctx context.Context, op string, try func(context.Context,
 		if fatal(err) {
 			return nil, fmt.Errorf("etcd: %s: %s: %w", op, e.url, err)
 		}
-		ue.Attempts = append(ue.Attempts, Attempt{e.url, err})
+		ue.Attempts = append(ue.Attempts, attempt{e.url, err})
 	}
 	return ue, ue
 }

@@ -96,7 +96,7 @@ func TestCall_UnreadableAnswer_IsNoGuess(t *testing.T) {
 		t.Fatalf("the good member was not asked: %v %+v", err, r)
 	}
 	c, _ = New(Config{Endpoints: []string{bad}, Patience: time.Millisecond})
-	var ue *UnreachableError
+	var ue *unreachableError
 	if err := c.call(context.Background(), "read", "/v3/kv/range", request{}, &r); !errors.As(err, &ue) || !strings.Contains(err.Error(), bad+": unreadable answer") {
 		t.Fatalf("want an error naming the member, got %v", err)
 	}

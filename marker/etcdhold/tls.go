@@ -41,26 +41,26 @@ func tlsHelper() (string, error) {
 	}
 	p := filepath.Join(filepath.Dir(self), name)
 	if err := safefile.TrustedProgram(p); err != nil {
-		return "", &HelperError{Path: p, Err: err}
+		return "", &helperError{Path: p, Err: err}
 	}
 	return p, nil
 }
 
-// HelperError says padrun-etcd-tls is missing beside padrun, or is not to
+// helperError says padrun-etcd-tls is missing beside padrun, or is not to
 // be trusted there.
-type HelperError struct {
+type helperError struct {
 	Path string
 	Err  error
 }
 
-func (e *HelperError) Error() string {
+func (e *helperError) Error() string {
 	return "etcd: https:// endpoints need " + helperName + " beside padrun: " + e.Err.Error()
 }
 
-func (e *HelperError) Unwrap() error { return e.Err }
+func (e *helperError) Unwrap() error { return e.Err }
 
 // Hint says how to install it.
-func (e *HelperError) Hint() string {
+func (e *helperError) Hint() string {
 	return "install it beside padrun, owned by you or root and writable by no one else: go build -o " + e.Path + " github.com/padrun/padrun/cmd/" + helperName
 }
 

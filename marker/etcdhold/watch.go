@@ -20,7 +20,7 @@ func (c *Client) WaitGone(ctx context.Context, f *Found) error {
 	body, _ := json.Marshal(request{"create_request": request{"key": []byte(f.Key), "start_revision": i64(f.Revision + 1)}})
 	deadline := time.Now().Add(c.cfg.Patience)
 	for {
-		ue := &UnreachableError{Op: "watch " + f.Key}
+		ue := &unreachableError{Op: "watch " + f.Key}
 		c.mu.Lock()
 		first := c.next
 		c.mu.Unlock()
@@ -37,7 +37,7 @@ func (c *Client) WaitGone(ctx context.Context, f *Found) error {
 				// Not at once: a watch that keeps ending must not spin.
 				return pause(ctx, 100*time.Millisecond)
 			}
-			ue.Attempts = append(ue.Attempts, Attempt{e.url, err})
+			ue.Attempts = append(ue.Attempts, attempt{e.url, err})
 		}
 		if !ue.hopeful() || time.Now().After(deadline) {
 			return ue

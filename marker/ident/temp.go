@@ -39,7 +39,7 @@ func place(boot, machine, namespaces string) string {
 // TempName is a fresh name for a file this process writes before it moves
 // it into place: .padrun-<pid>-<start token>-<place>-<random>.tmp, about
 // 60 characters, whatever the name it replaces. It carries its writer, so that a file left by a writer
-// killed before the move can be proven dead (TempDead) and removed.
+// killed before the move can be proven dead (tempDead) and removed.
 func TempName() string { return TaggedName(tempPrefix, tempSuffix) }
 
 // TaggedName is a fresh name that carries this process as TempName's do:
@@ -52,14 +52,14 @@ func TaggedName(prefix, suffix string) string {
 	return prefix + strconv.Itoa(os.Getpid()) + "-" + token + "-" + where + "-" + hex.EncodeToString(b[:]) + suffix
 }
 
-// TempDead reports whether name is a TempName whose writer is proven gone:
+// tempDead reports whether name is a TempName whose writer is proven gone:
 // written in this boot, on this machine and in these namespaces (its place
 // is ours), by a pid that is gone, reused or a zombie. Any other name, and
 // a writer that is alive or cannot be checked from here, is not.
-func TempDead(name string) bool { return TaggedDead(tempPrefix, tempSuffix, name) }
+func tempDead(name string) bool { return TaggedDead(tempPrefix, tempSuffix, name) }
 
 // TaggedDead reports whether name is a TaggedName(prefix, suffix) whose
-// writer is proven gone, by TempDead's rules.
+// writer is proven gone, by tempDead's rules.
 func TaggedDead(prefix, suffix, name string) bool {
 	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
@@ -90,7 +90,7 @@ func digits(s string) bool {
 	return s != ""
 }
 
-// ReclaimTemps removes the temp files in dir that TempDead proves left by
+// ReclaimTemps removes the temp files in dir that tempDead proves left by
 // a dead writer (one SIGKILLed between writing a marker or record and
 // moving it into place), regular files only, and returns how many went.
 // Best effort: a folder that cannot be read reclaims nothing.
@@ -103,7 +103,7 @@ func ReclaimTemps(dir string) int {
 	d.Close()
 	n := 0
 	for _, name := range names {
-		if !strings.HasPrefix(name, tempPrefix) || !TempDead(name) {
+		if !strings.HasPrefix(name, tempPrefix) || !tempDead(name) {
 			continue
 		}
 		path := filepath.Join(dir, name)

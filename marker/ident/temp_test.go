@@ -39,7 +39,7 @@ func TestTempDead_OnlyProvenDeadWriters(t *testing.T) {
 		"." + pid + ".json.2050c9af.tmp":              false,
 		".padrun-" + pid + "-1-" + here + "-00.tmp.x": false,
 	} {
-		if got := TempDead(name); got != want {
+		if got := tempDead(name); got != want {
 			t.Errorf("TempDead(%q) = %v, want %v", name, got, want)
 		}
 	}

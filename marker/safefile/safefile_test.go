@@ -44,7 +44,7 @@ func TestReadBounded_Bound(t *testing.T) {
 	}
 }
 
-// TestSymlink_NeverFollowed: ReadBounded, OpenLock, WriteNew, Create,
+// TestSymlink_NeverFollowed: ReadBounded, OpenLock, WriteNew, create,
 // TouchIf and OpenOutput each refuse a symlink and leave its target as it
 // was.
 func TestSymlink_NeverFollowed(t *testing.T) {
@@ -70,7 +70,7 @@ func TestSymlink_NeverFollowed(t *testing.T) {
 	if err := WriteNew(link, []byte("new")); err == nil {
 		t.Errorf("WriteNew(link) wrote through it")
 	}
-	if f, err := Create(link); !errors.Is(err, ErrSymlink) {
+	if f, err := create(link); !errors.Is(err, ErrSymlink) {
 		if err == nil {
 			f.Close()
 		}

@@ -193,9 +193,9 @@ func Touch(path string, t time.Time) error {
 	return unix.UtimesNanoAt(unix.AT_FDCWD, path, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// Create creates or truncates path, mode 0600, like os.Create, but never
+// create creates or truncates path, mode 0600, like os.Create, but never
 // through a symlink.
-func Create(path string) (*os.File, error) {
+func create(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, ErrSymlink

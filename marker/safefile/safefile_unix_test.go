@@ -101,7 +101,7 @@ func TestCreatedFiles_Mode0600(t *testing.T) {
 	if err := WriteNew(filepath.Join(dir, "m.json"), []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Create(filepath.Join(dir, "out"))
+	f, err := create(filepath.Join(dir, "out"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,8 +100,8 @@ func TouchIf(path string, max int64, t time.Time, keep func([]byte) bool) (bool,
 	return true, os.Chtimes(path, t, t)
 }
 
-// Create creates or truncates path, refusing a symlink.
-func Create(path string) (*os.File, error) {
+// create creates or truncates path, refusing a symlink.
+func create(path string) (*os.File, error) {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		return nil, ErrSymlink
 	}

@@ -1,7 +1,8 @@
 // Package cgroup is the session's cgroup v2, on Linux: its name, its
 // making, the checks of what lives in it, its removal, and the pruning of
 // those that padruns killed by SIGKILL left. The run makes one (Session),
-// the marker's orphan check reads and removes a dead padrun's, and prune
+// the marker's orphan check reads and removes a dead padrun's (through
+// marker/cgroupdir, the leaf that reads and removes the folders), and prune
 // removes those no marker names any more. Elsewhere there are none.
 package cgroup
 
@@ -11,11 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padrun/padrun/marker/cgroupdir"
 	"github.com/padrun/padrun/marker/ident"
 )
 
 // Prefix starts the name of every session cgroup: padrun touches no other.
-const Prefix = "padrun-"
+const Prefix = cgroupdir.Prefix
 
 // Tag names the session's cgroup after padrun: its pid and start token,
 // its pid namespace, where the pid means this process, and its time

@@ -2,20 +2,16 @@ package cgroup
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/padrun/padrun/marker/cgroupdir"
 	"github.com/padrun/padrun/supervise/reap"
 )
-
-// magic is CGROUP2_SUPER_MAGIC, the f_type of a cgroup v2 filesystem.
-const magic = 0x63677270
 
 // Session is a cgroup v2 of the session's own: the child is born in it
 // (clone3 with CLONE_INTO_CGROUP), so every process of the session, however
@@ -56,7 +52,7 @@ func ownParent() string {
 		return ""
 	}
 	for _, mnt := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
-		if !IsV2(mnt) {
+		if !cgroupdir.IsV2(mnt) {
 			continue
 		}
 		parent := filepath.Join(mnt, own)
@@ -118,7 +114,7 @@ func (s *Session) Remove() bool {
 	s.CloseFD()
 	// Padrun's own exited children (orphans of the session it reaps as
 	// their subreaper) still count until reaped.
-	s.gone = removeWhenEmpty(s.Path, func() { reap.Orphans(0) })
+	s.gone = cgroupdir.RemoveWhenEmpty(s.Path, func() { reap.Orphans(0) })
 	return s.gone
 }
 
@@ -155,56 +151,13 @@ func (s *Session) Populated() bool {
 // Procs lists the processes in the cgroup and below it, as far as they can
 // be read.
 func (s *Session) Procs() []int {
-	pids, _ := Procs(s.Path) // Best effort: what could be read.
+	pids, _ := cgroupdir.Procs(s.Path) // Best effort: what could be read.
 	return pids
 }
 
 // Kill sends SIGKILL to every process of the cgroup at once.
 func (s *Session) Kill() error {
 	return os.WriteFile(filepath.Join(s.Path, "cgroup.kill"), []byte("1"), 0)
-}
-
-// removeTries bounds the wait for an empty cgroup that the kernel still
-// counts a process in: right after its last process exited (a zombie not
-// yet reaped, an exit not yet accounted), rmdir says EBUSY for a moment.
-const removeTries = 50
-
-// removeWhenEmpty removes the cgroup folder dir once no process lives in it,
-// trying briefly while the kernel still counts one that no cgroup.procs
-// lists; settle, when set, runs between the tries. It reports whether dir
-// is gone.
-func removeWhenEmpty(dir string, settle func()) bool {
-	for try := 0; ; try++ {
-		switch err := unix.Rmdir(dir); err {
-		case nil, unix.ENOENT:
-			return true
-		case unix.EBUSY:
-		default:
-			return false
-		}
-		if try == removeTries {
-			return false
-		}
-		if pids, err := Procs(dir); err != nil || len(pids) > 0 {
-			return false // a live process, or one cgroup made inside it
-		}
-		if settle != nil {
-			settle()
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// RemoveLeftover removes the empty cgroup dir that a killed padrun left
-// behind, named in its marker. It touches only folders named as padrun
-// names them, on a cgroup v2 filesystem.
-func RemoveLeftover(dir string) {
-	if !strings.HasPrefix(filepath.Base(dir), Prefix) || !IsV2(dir) {
-		return
-	}
-	// Its last process may be a zombie that init has yet to reap: the
-	// kernel still counts it, though it lists no process.
-	removeWhenEmpty(dir, nil) // Best effort: removed, or a nested one keeps it.
 }
 
 // Left is a session cgroup found beside padrun's own sessions': its name
@@ -252,67 +205,9 @@ func RemoveLeft(path string) (gone bool, procs []int, err error) {
 	case nil, unix.ENOENT:
 		return true, nil, nil
 	case unix.EBUSY:
-		procs, _ := Procs(path) // Best effort: what could be read.
+		procs, _ := cgroupdir.Procs(path) // Best effort: what could be read.
 		return false, procs, nil
 	default:
 		return false, nil, err
 	}
-}
-
-// maxDepth bounds the walk of a recorded cgroup: nested padruns make one
-// level each.
-const maxDepth = 16
-
-// Procs lists the processes in the cgroup v2 folder dir and below it. A
-// folder that no longer exists holds none; one that is not on a cgroup v2
-// filesystem is an error, as nothing can be proven from it.
-func Procs(dir string) ([]int, error) {
-	var fs unix.Statfs_t
-	switch err := unix.Statfs(dir, &fs); {
-	case errors.Is(err, unix.ENOENT):
-		return nil, nil
-	case err != nil:
-		return nil, errors.New("cgroup: " + dir + ": " + err.Error())
-	case fs.Type != magic:
-		return nil, errors.New("cgroup: " + dir + " is not a cgroup v2 folder")
-	}
-	var pids []int
-	err := walk(dir, 0, &pids)
-	return pids, err
-}
-
-func walk(dir string, depth int, pids *[]int) error {
-	if depth > maxDepth {
-		return errors.New("cgroup: " + dir + " is nested too deep to check")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil // removed meanwhile: empty
-	case err != nil:
-		return errors.New("cgroup: " + dir + ": " + err.Error())
-	}
-	for _, f := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(f); err == nil {
-			*pids = append(*pids, pid)
-		}
-	}
-	des, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return errors.New("cgroup: " + dir + ": " + err.Error())
-	}
-	for _, de := range des {
-		if de.IsDir() {
-			if err := walk(filepath.Join(dir, de.Name()), depth+1, pids); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// IsV2 reports whether dir is a folder on a cgroup v2 filesystem.
-func IsV2(dir string) bool {
-	var fs unix.Statfs_t
-	return unix.Statfs(dir, &fs) == nil && fs.Type == magic
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/padrun/padrun/marker/cgroupdir"
 )
 
 func newSession(t *testing.T, tag string) *Session {
@@ -44,11 +46,11 @@ func TestPrefix_NamesListsAndBoundsRemoval(t *testing.T) {
 	if slices.ContainsFunc(left, func(l Left) bool { return l.Path == other }) {
 		t.Errorf("ListLeft lists %s, which padrun did not name", other)
 	}
-	RemoveLeftover(other)
+	cgroupdir.RemoveLeftover(other)
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("RemoveLeftover removed %s, which padrun did not name: %v", other, err)
 	}
-	RemoveLeftover(s.Path)
+	cgroupdir.RemoveLeftover(s.Path)
 	if _, err := os.Stat(s.Path); !os.IsNotExist(err) {
 		t.Errorf("RemoveLeftover left the empty %s: %v", s.Path, err)
 	}
@@ -58,21 +60,21 @@ func TestPrefix_NamesListsAndBoundsRemoval(t *testing.T) {
 // proves nothing and is an error.
 func TestMagic_OnlyCgroup2IsACgroup(t *testing.T) {
 	s := newSession(t, "test-magic-"+strconv.Itoa(os.Getpid()))
-	if !IsV2(s.Path) {
+	if !cgroupdir.IsV2(s.Path) {
 		t.Errorf("%s is not taken for a cgroup v2 folder", s.Path)
 	}
-	if pids, err := Procs(s.Path); err != nil || len(pids) != 0 {
+	if pids, err := cgroupdir.Procs(s.Path); err != nil || len(pids) != 0 {
 		t.Errorf("Procs of the empty session cgroup = %v, %v", pids, err)
 	}
 	plain := t.TempDir()
-	if IsV2(plain) {
+	if cgroupdir.IsV2(plain) {
 		t.Errorf("%s is taken for a cgroup v2 folder", plain)
 	}
-	if _, err := Procs(plain); err == nil {
+	if _, err := cgroupdir.Procs(plain); err == nil {
 		t.Errorf("Procs of %s, no cgroup, proved it empty", plain)
 	}
 	os.Mkdir(filepath.Join(plain, Prefix+"x"), 0o700)
-	RemoveLeftover(filepath.Join(plain, Prefix+"x"))
+	cgroupdir.RemoveLeftover(filepath.Join(plain, Prefix+"x"))
 	if _, err := os.Stat(filepath.Join(plain, Prefix+"x")); err != nil {
 		t.Errorf("RemoveLeftover removed a folder named as padrun names them off cgroup v2: %v", err)
 	}

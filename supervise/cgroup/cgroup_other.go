@@ -30,9 +30,3 @@ func ListLeft() ([]Left, error) { return nil, nil }
 
 // RemoveLeft has nothing to remove.
 func RemoveLeft(string) (gone bool, procs []int, err error) { return true, nil, nil }
-
-// RemoveLeftover has nothing to remove.
-func RemoveLeftover(string) {}
-
-// Procs: cgroups exist on Linux only, and only a Linux padrun records one.
-func Procs(string) ([]int, error) { return nil, nil }

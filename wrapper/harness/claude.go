@@ -196,30 +196,7 @@ func claude(argv []string, env Env) Plan {
 		}
 	case a.resume:
 		if uuid.Validate(a.resumeID) != nil {
-			// claude 2.1.197 awaited its SessionStart hooks before it wrote
-			// to the session picked; claude 2.1.332 starts them in the
-			// background and appends its metadata (a "mode" line) to the
-			// picked file at once, so the hook's refusal comes after a byte
-			// has reached a file another padrun may hold. No earlier hook
-			// or setting runs between the pick and that write. What does:
-			// the pick reads claude's live sessions (its sessions folder,
-			// 2.1.332's picker: txe -> listAllLiveSessions), then loads the
-			// picked transcript, then writes (measured under strace: 20-30
-			// ms from the load to the write). So padrun holds every free
-			// session of the project while the picker is open, and refuses
-			// a held one as claude loads it (docs/spec.md §4.2).
-			// The sessions held elsewhere are leased too (as gemini's, Lease):
-			// claude's open of one for writing waits in the kernel until
-			// padrun has refused it, however late padrun sees the load.
-			if !env.NoCompanion && !a.print {
-				p.Picker = &Picker{Files: claudeSessions(dir), Signal: filepath.Join(abs(config, env), "sessions")}
-				p.Watch, p.Lease = []Watch{watch}, []Watch{watch}
-				return p
-			}
-			p.Unknown = "--resume without a session id opens a picker"
-			if !claudeAwaitsHooks(env.Version) {
-				p.Unknown += ", and claude " + cmp.Or(env.Version, "newer than 2.1.197") + " writes to the session picked before padrun's hook can refuse it"
-			}
+			claudePicker(&p, a, dir, abs(config, env), env)
 			return p
 		}
 		p.Files, p.SessionID = []string{file(a.resumeID)}, a.resumeID
@@ -244,6 +221,35 @@ func claude(argv []string, env Env) Plan {
 	}
 	p.Watch = []Watch{watch}
 	return p
+}
+
+// claudePicker fills p for --resume without a session id, which opens
+// claude's picker in the folder dir of the config folder config.
+func claudePicker(p *Plan, a claudeArgs, dir, config string, env Env) {
+	// claude 2.1.197 awaited its SessionStart hooks before it wrote to the
+	// session picked; claude 2.1.332 starts them in the background and
+	// appends its metadata (a "mode" line) to the picked file at once, so
+	// the hook's refusal comes after a byte has reached a file another
+	// padrun may hold. No earlier hook or setting runs between the pick and
+	// that write. What does: the pick reads claude's live sessions (its
+	// sessions folder, 2.1.332's picker: txe -> listAllLiveSessions), then
+	// loads the picked transcript, then writes (measured under strace:
+	// 20-30 ms from the load to the write). So padrun holds every free
+	// session of the project while the picker is open, and refuses a held
+	// one as claude loads it (docs/spec.md §4.2).
+	// The sessions held elsewhere are leased too (as gemini's, Lease):
+	// claude's open of one for writing waits in the kernel until padrun has
+	// refused it, however late padrun sees the load.
+	if !env.NoCompanion && !a.print {
+		watch := Watch{Dir: dir, Pattern: "*.jsonl"}
+		p.Picker = &Picker{Files: claudeSessions(dir), Signal: filepath.Join(config, "sessions")}
+		p.Watch, p.Lease = []Watch{watch}, []Watch{watch}
+		return
+	}
+	p.Unknown = "--resume without a session id opens a picker"
+	if !claudeAwaitsHooks(env.Version) {
+		p.Unknown += ", and claude " + cmp.Or(env.Version, "newer than 2.1.197") + " writes to the session picked before padrun's hook can refuse it"
+	}
 }
 
 // claudeSessions lists the session files of a claude project folder.

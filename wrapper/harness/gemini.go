@@ -319,6 +319,36 @@ func geminiRead(path string, env Env) (geminiSession, bool) {
 	if err != nil {
 		return geminiSession{}, false
 	}
+	meta, msgs := geminiRecords(b)
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(meta[k], &s)
+		return s
+	}
+	if str("sessionId") == "" || str("projectHash") == "" {
+		var ok bool
+		if meta, msgs, ok = geminiLegacy(b); !ok {
+			return geminiSession{}, false
+		}
+	}
+	if str("kind") == "subagent" || !geminiResumable(msgs, env.Version) {
+		return geminiSession{}, false
+	}
+	// A missing time is read as now (loadConversationRecord's default).
+	when := func(k, or string) time.Time {
+		for _, s := range []string{str(k), str(or)} {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return t.Truncate(time.Millisecond)
+			}
+		}
+		return env.Now
+	}
+	return geminiSession{path: path, id: str("sessionId"), start: when("startTime", "lastUpdated"), lastUpdated: when("lastUpdated", "startTime")}, true
+}
+
+// geminiRecords replays the JSON lines of a session file: the metadata
+// and the messages they leave.
+func geminiRecords(b []byte) (map[string]json.RawMessage, []geminiMessage) {
 	meta := map[string]json.RawMessage{}
 	var msgs []geminiMessage
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -363,45 +393,31 @@ func geminiRead(path string, env Env) (geminiSession, bool) {
 			}
 		}
 	}
-	str := func(k string) string {
-		var s string
-		_ = json.Unmarshal(meta[k], &s)
-		return s
+	return meta, msgs
+}
+
+// geminiLegacy reads the legacy whole-file session, one JSON object
+// (parseLegacyRecordFallback): its metadata and messages, and whether it
+// is one.
+func geminiLegacy(b []byte) (map[string]json.RawMessage, []geminiMessage, bool) {
+	var legacy struct {
+		SessionID   string `json:"sessionId"`
+		StartTime   string `json:"startTime"`
+		LastUpdated string `json:"lastUpdated"`
+		Kind        string `json:"kind"`
 	}
-	if str("sessionId") == "" || str("projectHash") == "" {
-		// parseLegacyRecordFallback: one JSON object, the whole file.
-		var legacy struct {
-			SessionID   string `json:"sessionId"`
-			StartTime   string `json:"startTime"`
-			LastUpdated string `json:"lastUpdated"`
-			Kind        string `json:"kind"`
-		}
-		if json.Unmarshal(b, &legacy) != nil || legacy.SessionID == "" {
-			return geminiSession{}, false
-		}
-		var whole struct {
-			Messages json.RawMessage `json:"messages"`
-		}
-		_ = json.Unmarshal(b, &whole)
-		meta = map[string]json.RawMessage{}
-		for k, v := range map[string]string{"sessionId": legacy.SessionID, "startTime": legacy.StartTime, "lastUpdated": legacy.LastUpdated, "kind": legacy.Kind} {
-			meta[k], _ = json.Marshal(v)
-		}
-		msgs = geminiMessages(whole.Messages)
+	if json.Unmarshal(b, &legacy) != nil || legacy.SessionID == "" {
+		return nil, nil, false
 	}
-	if str("kind") == "subagent" || !geminiResumable(msgs, env.Version) {
-		return geminiSession{}, false
+	var whole struct {
+		Messages json.RawMessage `json:"messages"`
 	}
-	// A missing time is read as now (loadConversationRecord's default).
-	when := func(k, or string) time.Time {
-		for _, s := range []string{str(k), str(or)} {
-			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-				return t.Truncate(time.Millisecond)
-			}
-		}
-		return env.Now
+	_ = json.Unmarshal(b, &whole)
+	meta := map[string]json.RawMessage{}
+	for k, v := range map[string]string{"sessionId": legacy.SessionID, "startTime": legacy.StartTime, "lastUpdated": legacy.LastUpdated, "kind": legacy.Kind} {
+		meta[k], _ = json.Marshal(v)
 	}
-	return geminiSession{path: path, id: str("sessionId"), start: when("startTime", "lastUpdated"), lastUpdated: when("lastUpdated", "startTime")}, true
+	return meta, geminiMessages(whole.Messages), true
 }
 
 func geminiMessages(raw json.RawMessage) []geminiMessage {

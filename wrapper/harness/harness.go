@@ -50,8 +50,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/padrun/padrun/marker"
 )
 
 // Plan is what an adapter learned from the child's argv and environment.
@@ -159,7 +157,8 @@ type Adapter struct {
 	Packages       []string
 	Oldest, Newest string
 	// HiddenMarkers are the patterns of session file names whose markers
-	// are hidden (.<file>.padrun.json, marker.HideMarkers); nil: they are
+	// are hidden (.<file>.padrun.json, as marker.Path names them:
+	// marker's TestHiddenMarkers_AreTheAdapters keeps them equal); nil: they are
 	// <file>.live.json. The rule is the file's, not the run's: a --guard
 	// of the same file names its marker the same way.
 	HiddenMarkers []string
@@ -237,12 +236,6 @@ type Sessions struct {
 	// guards that Pattern names; no folder shows a new one, which the
 	// companion claims.
 	Database bool
-}
-
-func init() {
-	for _, a := range adapters {
-		marker.HideMarkers(a.HiddenMarkers...)
-	}
 }
 
 // Lookup returns the adapter named name, None's included.

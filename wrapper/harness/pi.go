@@ -276,80 +276,29 @@ func (r piRules) plan(argv []string, env Env) Plan {
 		p.Mode = ""
 		return p
 	}
-	agentDir := env.Getenv("PI_CODING_AGENT_DIR")
-	if agentDir == "" {
-		agentDir = filepath.Join(env.Home, ".pi", "agent")
-	}
-	agentDir = abs(agentDir, env)
-	dir, custom, err := r.sessionDir(a, agentDir, env)
+	w, err := r.where(a, env)
 	if err != nil {
 		return Plan{Argv: argv, Err: err}
-	}
-	// 1.x lists only the current folder's sessions in a custom session dir
-	// (one that is not the default for this cwd).
-	filter := r.newer && custom && dir != filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd))
-	watch := Watch{Dir: dir, Pattern: "*.jsonl"}
-	pin := func(at int, path string) {
-		if env.NoPin {
-			return
-		}
-		if at == a.contAt {
-			p.Argv[at] = "--session"
-			p.Argv = slices.Insert(p.Argv, at+1, path)
-			return
-		}
-		p.Argv[at] = path
 	}
 	switch {
 	case a.fork != "":
 		// The source is only read; the fork is a new file.
-		p.Watch = []Watch{watch}
-		return p
-	case a.session != "" && (strings.ContainsAny(a.session, `/\`) || strings.HasSuffix(a.session, ".jsonl")):
-		f, ok := r.path(a.session, env)
-		if !ok {
-			p.Unknown = "--session names a URL padrun cannot read as a file"
-			return p
-		}
-		p.Files, p.SessionID = []string{f}, piSessionID(f)
 	case a.session != "":
-		var f string
-		if r.newer {
-			f = piFind1(dir, agentDir, custom, filter, a.session, env)
-		} else {
-			f = piFind074(dir, agentDir, a.session)
-		}
-		switch f {
-		case piFork: // pi offers to fork a session of another project: a new file
-			p.Watch = []Watch{watch}
+		if !r.planSession(&p, a, w, env) {
 			return p
-		case "":
-			return p // pi exits: no session matches
 		}
-		p.Files, p.SessionID = []string{f}, piSessionID(f)
-		pin(a.sessionAt, f)
 	case a.resume:
-		p.Unknown = "--resume opens a picker"
-		if name := strings.TrimSpace(a.name); r.newer && !env.NoCompanion && name != "" {
-			// pi 1.x appends --name's session_info line to the picked file
-			// before it loads extensions (pi 1.6.0 dist/main.js,
-			// appendSessionInfo), so before the companion can claim it: the
-			// companion names the session once padrun holds it.
-			for _, at := range slices.Backward(a.nameAt) {
-				p.Argv = slices.Delete(p.Argv, at, at+2)
-			}
-			p.CompanionEnv = []string{"PADRUN_PI_NAME=" + name}
-		}
+		r.planPicker(&p, a, env)
 		return p
 	case a.cont:
-		if f := r.continueFile(dir, filter, env); f != "" {
+		if f := r.continueFile(w.dir, w.filter, env); f != "" {
 			p.Files, p.SessionID = []string{f}, piSessionID(f)
-			pin(a.contAt, f)
+			piPin(&p, a, a.contAt, f, env)
 		}
 		// else nothing to continue: pi starts a new session
 	case r.newer && a.sessionID != "":
 		p.SessionID = a.sessionID
-		if f := piFindExact(dir, a.sessionID, filter, env); f != "" {
+		if f := piFindExact(w.dir, a.sessionID, w.filter, env); f != "" {
 			p.Files = []string{f}
 		} else {
 			p.Unknown = "--session-id names a session that does not exist yet"
@@ -360,8 +309,93 @@ func (r piRules) plan(argv []string, env Env) Plan {
 		// not be the session's id. The companion claims the file at
 		// session_start, before pi's first write; without it, the watch does.
 	}
-	p.Watch = []Watch{watch} // interactive /new and /fork write new files
+	p.Watch = []Watch{{Dir: w.dir, Pattern: "*.jsonl"}} // interactive /new and /fork write new files
 	return p
+}
+
+// piWhere is where pi looks for the sessions of a command line.
+type piWhere struct {
+	dir, agentDir string
+	// custom: dir is a --session-dir (or its setting), not the default.
+	custom bool
+	// filter: pi lists only the current folder's sessions in dir.
+	filter bool
+}
+
+// where finds the session folder pi uses for a.
+func (r piRules) where(a piArgs, env Env) (piWhere, error) {
+	agentDir := env.Getenv("PI_CODING_AGENT_DIR")
+	if agentDir == "" {
+		agentDir = filepath.Join(env.Home, ".pi", "agent")
+	}
+	agentDir = abs(agentDir, env)
+	dir, custom, err := r.sessionDir(a, agentDir, env)
+	if err != nil {
+		return piWhere{}, err
+	}
+	// 1.x lists only the current folder's sessions in a custom session dir
+	// (one that is not the default for this cwd).
+	filter := r.newer && custom && dir != filepath.Join(agentDir, "sessions", PiProjectDir(env.Cwd))
+	return piWhere{dir: dir, agentDir: agentDir, custom: custom, filter: filter}, nil
+}
+
+// planSession fills p for --session, a path or an id (prefix); it reports
+// whether pi goes on to write in the session folder (false: pi reads no
+// session padrun can see, or exits).
+func (r piRules) planSession(p *Plan, a piArgs, w piWhere, env Env) bool {
+	if strings.ContainsAny(a.session, `/\`) || strings.HasSuffix(a.session, ".jsonl") {
+		f, ok := r.path(a.session, env)
+		if !ok {
+			p.Unknown = "--session names a URL padrun cannot read as a file"
+			return false
+		}
+		p.Files, p.SessionID = []string{f}, piSessionID(f)
+		return true
+	}
+	var f string
+	if r.newer {
+		f = piFind1(w.dir, w.agentDir, w.custom, w.filter, a.session, env)
+	} else {
+		f = piFind074(w.dir, w.agentDir, a.session)
+	}
+	switch f {
+	case piFork: // pi offers to fork a session of another project: a new file
+		return true
+	case "":
+		return false // pi exits: no session matches
+	}
+	p.Files, p.SessionID = []string{f}, piSessionID(f)
+	piPin(p, a, a.sessionAt, f, env)
+	return true
+}
+
+// planPicker fills p for --resume, which opens pi's picker.
+func (r piRules) planPicker(p *Plan, a piArgs, env Env) {
+	p.Unknown = "--resume opens a picker"
+	if name := strings.TrimSpace(a.name); r.newer && !env.NoCompanion && name != "" {
+		// pi 1.x appends --name's session_info line to the picked file
+		// before it loads extensions (pi 1.6.0 dist/main.js,
+		// appendSessionInfo), so before the companion can claim it: the
+		// companion names the session once padrun holds it.
+		for _, at := range slices.Backward(a.nameAt) {
+			p.Argv = slices.Delete(p.Argv, at, at+2)
+		}
+		p.CompanionEnv = []string{"PADRUN_PI_NAME=" + name}
+	}
+}
+
+// piPin rewrites the argument at (--session's value, or --continue) to name
+// path, so pi opens the file padrun holds.
+func piPin(p *Plan, a piArgs, at int, path string, env Env) {
+	if env.NoPin {
+		return
+	}
+	if at == a.contAt {
+		p.Argv[at] = "--session"
+		p.Argv = slices.Insert(p.Argv, at+1, path)
+		return
+	}
+	p.Argv[at] = path
 }
 
 func piMode(a piArgs, env Env) string {
