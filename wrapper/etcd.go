@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/padrun/padrun/marker/etcdhold"
 	"github.com/padrun/padrun/supervise"
+	"github.com/padrun/padrun/supervise/reap"
 )
 
 // FencedError says the session was stopped because its hold in etcd was
@@ -176,7 +178,9 @@ func (s *session) prepareEtcd(r *run) error {
 	if s.o.Etcd == nil {
 		return nil
 	}
-	c, err := etcdhold.New(*s.o.Etcd)
+	cfg := *s.o.Etcd
+	cfg.Spawn = ownChildren{} // the run reaps the session's orphans
+	c, err := etcdhold.New(cfg)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -522,3 +526,11 @@ func (s *session) releaseEtcd() {
 	}
 	e.hold = nil
 }
+
+// ownChildren starts and waits for padrun's own children through
+// supervise/reap, so that the supervisor's reaping of the session's orphans
+// leaves their exits to their Wait.
+type ownChildren struct{}
+
+func (ownChildren) Start(cmd *exec.Cmd) error { return reap.Start(cmd) }
+func (ownChildren) Wait(cmd *exec.Cmd) error  { return reap.Wait(cmd) }

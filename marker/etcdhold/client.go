@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,6 +32,30 @@ type Config struct {
 	// Patience bounds the rounds over every member while one of them may
 	// yet answer: an election (a leader killed) takes a second or two.
 	Patience time.Duration
+	// Spawn starts and waits for the TLS helper; nil is os/exec's own. A
+	// run passes the supervisor's (supervise/reap), which reaps the
+	// session's orphans and leaves the helper's exit to its Wait.
+	Spawn Spawner
+}
+
+// Spawner starts a child and waits for it, as exec.Cmd's Start and Wait.
+type Spawner interface {
+	Start(*exec.Cmd) error
+	Wait(*exec.Cmd) error
+}
+
+// execSpawner is os/exec's own Start and Wait.
+type execSpawner struct{}
+
+func (execSpawner) Start(cmd *exec.Cmd) error { return cmd.Start() }
+func (execSpawner) Wait(cmd *exec.Cmd) error  { return cmd.Wait() }
+
+// spawn is the configured Spawner, or os/exec's own.
+func (c *Client) spawn() Spawner {
+	if c.cfg.Spawn != nil {
+		return c.cfg.Spawn
+	}
+	return execSpawner{}
 }
 
 // DefaultPrefix and DefaultTTL are the --etcd-prefix and --etcd-ttl defaults.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/padrun/padrun/marker/safefile"
-	"github.com/padrun/padrun/supervise/reap"
 )
 
 // helperName is the program that carries https:// requests.
@@ -83,7 +82,7 @@ func (c *Client) dialTLS(ctx context.Context, e endpoint) (net.Conn, error) {
 		args = append(args, "-timeout", time.Until(dl).String())
 	}
 	cmd := exec.Command(c.tls, args...)
-	pc := &pipeConn{cmd: cmd, done: make(chan struct{})}
+	pc := &pipeConn{cmd: cmd, spawn: c.spawn(), done: make(chan struct{})}
 	cmd.Stderr = &pc.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -93,7 +92,7 @@ func (c *Client) dialTLS(ctx context.Context, e endpoint) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := reap.Start(cmd); err != nil {
+	if err := c.spawn().Start(cmd); err != nil {
 		return nil, err
 	}
 	pc.w, pc.r = in, out
@@ -104,6 +103,7 @@ func (c *Client) dialTLS(ctx context.Context, e endpoint) (net.Conn, error) {
 // A deadline that passes kills it: pipes take no deadline everywhere.
 type pipeConn struct {
 	cmd    *exec.Cmd
+	spawn  Spawner
 	r      io.ReadCloser
 	w      io.WriteCloser
 	stderr bytes.Buffer
@@ -134,7 +134,7 @@ func (p *pipeConn) wait(kill bool) error {
 		if kill {
 			p.cmd.Process.Kill() // Best effort: it may have exited.
 		}
-		p.state = reap.Wait(p.cmd)
+		p.state = p.spawn.Wait(p.cmd)
 		close(p.done)
 	})
 	<-p.done
