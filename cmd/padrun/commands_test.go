@@ -57,6 +57,8 @@ func scriptCmds() map[string]scriptCmd {
 		"fakemodel": cmdFakeModel,
 		// keysuntil SOCKET TARGET KEY PATTERN: send KEY to a tmux pane until it matches PATTERN.
 		"keysuntil": cmdKeysuntil,
+		// keysuntilgrep SOCKET TARGET KEY FILE PATTERN: send KEY to a tmux pane until a line of FILE matches PATTERN.
+		"keysuntilgrep": cmdKeysuntilGrep,
 		// forks FILE N: a pi session file's tree has N forks.
 		"forks": cmdForks,
 		// normcmp A B: A and B are equal once timestamps and ids are masked.
@@ -129,8 +131,10 @@ type waitForm struct {
 var waitForms = map[string]waitForm{
 	// exit NAME STATUS: a started process ends with STATUS (sig:NAME for a signal); its output becomes the script's.
 	"exit": {"NAME STATUS", 2, time.Minute, false, waitExit},
-	// file FILE: FILE exists.
-	"file": {"FILE", 1, 30 * time.Second, false, waitFile},
+	// file FILE: FILE exists. Two minutes, as grep: what a harness makes
+	// as it starts (kilo's guards' folder, at its companion's first claim)
+	// comes after more than 30 s on a loaded machine.
+	"file": {"FILE", 1, 2 * time.Minute, false, waitFile},
 	// gone FILE: FILE no longer exists.
 	"gone": {"FILE", 1, time.Minute, false, waitGone},
 	// grep FILE PATTERN: a line of FILE matches PATTERN. Two minutes: kilo

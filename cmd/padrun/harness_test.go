@@ -275,6 +275,28 @@ func cmdKeysuntil(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[3], text)
 }
 
+// keysuntilgrep SOCKET TARGET KEY FILE PATTERN sends KEY to a tmux pane
+// until a line of FILE matches PATTERN: again after each 5 s without one,
+// for at most two minutes. For the Enter that submits a typed turn, which a
+// TUI may drop while it still takes the typing in (cline 3.0's), and which
+// an empty input ignores: FILE is the model's log, or the session's file.
+func cmdKeysuntilGrep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: keysuntilgrep SOCKET TARGET KEY FILE PATTERN")
+	}
+	re, err := regexp.Compile("(?m)" + args[4])
+	ts.Check(err)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		ts.Check(exec.Command("tmux", "-S", ts.MkAbs(args[0]), "send-keys", "-t", args[1], args[2]).Run())
+		for next := time.Now().Add(5 * time.Second); time.Now().Before(next); time.Sleep(20 * time.Millisecond) {
+			if b, err := os.ReadFile(ts.MkAbs(args[3])); err == nil && re.Match(b) {
+				return
+			}
+		}
+	}
+	ts.Fatalf("no line of %s matched %s within 2m0s of sending %s", args[3], args[4], args[2])
+}
+
 // forks FILE N checks that a pi session file's tree has N forks: entries
 // with more than one child.
 func cmdForks(ts *testscript.TestScript, neg bool, args []string) {
