@@ -5,7 +5,9 @@
 # on, also from npm, into .cache/harness/<column>; tmux; zsh and fish for the
 # shell examples; PyYAML to read the CI examples; bindfs for the
 # shared-folder tests; etcd for the tests across machines. It needs npm (any Node.js that runs npm) and Go.
-# Extra arguments go to go test, e.g. ./test.sh -run TestHarnesses -v
+# Extra arguments go to go test, e.g. ./test.sh -run TestHarnesses -v;
+# ./test.sh --install installs all that and runs no test (.ci/run starts it
+# first, beside its other steps).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -117,6 +119,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = --install ]; then
+  exit 0
 fi
 
 # Race-instrumented binaries sleep a second at exit by default, and every
