@@ -86,6 +86,22 @@ const (
 	// published meanwhile.
 	BreakBusy
 	MarkerAppeared
+	// InUseLock: a harness's own in-use lock (Facts.Name) names a writer,
+	// Facts.Procs, of harness Facts.Command, judged in Facts.Of.
+	// WriterUnverified, WriterReused, WriterBefore: that writer's pid
+	// Facts.Pid, against the lock's Facts.Written (Facts.Started: when the
+	// pid started, where it could be read).
+	InUseLock
+	WriterUnverified
+	WriterReused
+	WriterBefore
+	// EtcdHeld, EtcdLeaseless, EtcdForeign: the session's key in etcd,
+	// Facts.Key, is held by a padrun (lease Facts.Lease, machine
+	// Facts.Machine), by a key no lease keeps, or by a value that is not
+	// padrun's.
+	EtcdHeld
+	EtcdLeaseless
+	EtcdForeign
 )
 
 // Named says under which name another process holds a session file's inode.
@@ -151,6 +167,12 @@ type Facts struct {
 	At      string
 	Named   Named
 	Command string
+
+	// Written is when an in-use lock was written, Started when its
+	// writer's pid started (InUseLock and its writer's cases).
+	Written, Started time.Time
+	// Key and Lease: an etcd key and its lease, in hex (Etcd*).
+	Key, Lease string
 }
 
 func (j Judgement) String() string { return j.Verdict.String() + ": " + j.Reason }
@@ -203,6 +225,25 @@ func word(j Judgement) string {
 		return s
 	case MarkerAppeared:
 		return "a marker appeared meanwhile"
+	case InUseLock:
+		return f.Procs + " has the session open (its own in-use lock " + f.Name + ", which " + f.Command + " only warns of): " + f.Of.Reason
+	case WriterUnverified:
+		return "pid " + strconv.Itoa(f.Pid) + " exists (unverified: its start time cannot be read)"
+	case WriterReused:
+		return "pid " + strconv.Itoa(f.Pid) + " was reused: it started at " + f.Started.Format("15:04:05.000") +
+			", after its lock was written at " + f.Written.Format("15:04:05.000")
+	case WriterBefore:
+		return "pid " + strconv.Itoa(f.Pid) + " started before its lock was written"
+	case EtcdHeld:
+		machine := short(f.Machine)
+		if machine == "" {
+			machine = "unknown"
+		}
+		return "held in etcd under " + f.Key + " (lease " + f.Lease + ", machine " + machine + ")"
+	case EtcdLeaseless:
+		return "held in etcd under " + f.Key + " by a key with no lease, which no live padrun leaves (padrun unlock --etcd removes it)"
+	case EtcdForeign:
+		return "held in etcd under " + f.Key + " by a value that is not padrun's (lease " + f.Lease + ")"
 	case CgroupUnread:
 		return gone + "its cgroup cannot be read: " + f.Err
 	case CgroupProcs:
@@ -516,6 +557,55 @@ func othersOf(c Case, name, user, userName string, lockPid int) Judgement {
 // taker's judgement, where it could be read.
 func breakBusyOf(name string, of *Judgement) Judgement {
 	return Judgement{Verdict: ident.Unknown, Case: BreakBusy, Facts: Facts{Name: name, Of: of}}.worded()
+}
+
+// inUseSlack is how long before its in-use lock was written a writer may
+// have started: start times are read to a clock tick, and a writer starts
+// long before it opens a session. A process that started later still is
+// not the writer: its pid was reused.
+const inUseSlack = time.Second
+
+// InUseWriter judges the writer pid that a harness's own in-use lock,
+// written at written, names, as a holder is judged: dead when the pid is
+// gone or a zombie (rungs 5 to 7, with no start token recorded), or when
+// it names a process that started after the lock was written; started is
+// when it started, ok false when that cannot be read.
+func InUseWriter(pid int, written, started time.Time, ok bool) Judgement {
+	if j := Local(pid, ""); j.Verdict != ident.Alive {
+		return j
+	}
+	j := Judgement{Verdict: ident.Alive, Case: WriterBefore, Facts: Facts{Pid: pid, Written: written, Started: started}}
+	switch {
+	case !ok:
+		j.Case = WriterUnverified
+	case started.After(written.Add(inUseSlack)):
+		j.Verdict, j.Case = ident.Dead, WriterReused
+	}
+	return j.worded()
+}
+
+// InUse is the judgement of a session file that a harness's own in-use
+// lock (base name lock) holds, writer being its writer's: the writer's
+// verdict, worded as the lock's.
+func InUse(lock, harness string, writer Judgement) Judgement {
+	j := Judgement{Verdict: writer.Verdict, Case: InUseLock,
+		Facts: Facts{Pid: writer.Facts.Pid, Name: lock, Command: harness, Procs: ident.Name(writer.Facts.Pid), Of: &writer}}
+	return j.worded()
+}
+
+// Etcd is the judgement of a session whose key in etcd is held: by a
+// padrun (holder, with its lease in hex), by no lease (leaseless: no live
+// padrun's, whatever it says), or by a value that is not padrun's (holder
+// nil). Only a padrun's holder is alive; the others are unknown.
+func Etcd(key, lease string, leaseless bool, holder *Marker) Judgement {
+	j := Judgement{Verdict: ident.Unknown, Case: EtcdForeign, Facts: Facts{Key: key, Lease: lease}}
+	switch {
+	case leaseless:
+		j.Case = EtcdLeaseless
+	case holder != nil:
+		j.Verdict, j.Case, j.Facts.Machine = ident.Alive, EtcdHeld, holder.MachineID
+	}
+	return j.worded()
 }
 
 // appeared judges a takeover that found a marker published meanwhile,

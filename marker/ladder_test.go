@@ -154,6 +154,8 @@ func TestWord_Cases(t *testing.T) {
 	dead := Judgement{Verdict: ident.Dead, Rung: rungPid, Facts: Facts{Pid: 7, Found: ident.Finding{Verdict: ident.Dead, Fact: ident.Gone}}}
 	with := func(j Judgement, f func(*Judgement)) Judgement { f(&j); return j }
 	child := dead.worded()
+	at := time.Date(2026, 1, 2, 10, 0, 0, 0, time.Local)
+	writer := Judgement{Case: WriterBefore, Facts: Facts{Pid: 9}}.worded()
 	for _, tc := range []struct {
 		j    Judgement
 		want string
@@ -195,9 +197,50 @@ func TestWord_Cases(t *testing.T) {
 		{Judgement{Case: BreakBusy, Facts: Facts{Name: "s.jsonl.live.break", Of: &alive}},
 			"no flock reaches the other holders here, and another process is taking the file over (s.jsonl.live.break): " + alive.Reason},
 		{Judgement{Case: MarkerAppeared}, "a marker appeared meanwhile"},
+		{Judgement{Case: WriterUnverified, Facts: Facts{Pid: 9}}, "pid 9 exists (unverified: its start time cannot be read)"},
+		{Judgement{Case: WriterReused, Facts: Facts{Pid: 9, Started: at.Add(2 * time.Second), Written: at}},
+			"pid 9 was reused: it started at 10:00:02.000, after its lock was written at 10:00:00.000"},
+		{Judgement{Case: WriterBefore, Facts: Facts{Pid: 9}}, "pid 9 started before its lock was written"},
+		{Judgement{Case: InUseLock, Facts: Facts{Procs: "pid 9 (copilot)", Name: "inuse.9.lock", Command: "copilot", Of: &writer}},
+			"pid 9 (copilot) has the session open (its own in-use lock inuse.9.lock, which copilot only warns of): pid 9 started before its lock was written"},
+		{Judgement{Case: EtcdHeld, Facts: Facts{Key: "padrun/s/k", Lease: "1a2b", Machine: "0123456789abcdef"}}, "held in etcd under padrun/s/k (lease 1a2b, machine 01234567)"},
+		{Judgement{Case: EtcdHeld, Facts: Facts{Key: "padrun/s/k", Lease: "1a2b"}}, "held in etcd under padrun/s/k (lease 1a2b, machine unknown)"},
+		{Judgement{Case: EtcdLeaseless, Facts: Facts{Key: "padrun/s/k"}},
+			"held in etcd under padrun/s/k by a key with no lease, which no live padrun leaves (padrun unlock --etcd removes it)"},
+		{Judgement{Case: EtcdForeign, Facts: Facts{Key: "padrun/s/k", Lease: "1a2b"}}, "held in etcd under padrun/s/k by a value that is not padrun's (lease 1a2b)"},
 	} {
 		if got := word(tc.j); got != tc.want {
 			t.Errorf("word = %q\n want %q", got, tc.want)
+		}
+	}
+}
+
+// An in-use lock's writer and an etcd key's holder are judged by the
+// ladder: a live writer that started before its lock holds the file, one
+// that started after it is a reused pid (dead), a gone one is dead; only
+// a padrun's key with a lease is alive, a leaseless or foreign one unknown.
+func TestLadder_InUseAndEtcd(t *testing.T) {
+	now := time.Now()
+	started, ok := now.Add(-time.Minute), true
+	for _, tc := range []struct {
+		name    string
+		j       Judgement
+		verdict ident.Verdict
+		c       Case
+	}{
+		{"writer before its lock", InUseWriter(self.Pid, now, started, ok), ident.Alive, WriterBefore},
+		{"start unreadable", InUseWriter(self.Pid, now, time.Time{}, false), ident.Alive, WriterUnverified},
+		{"reused pid", InUseWriter(self.Pid, started.Add(-time.Hour), started, ok), ident.Dead, WriterReused},
+		{"within the slack", InUseWriter(self.Pid, started.Add(-inUseSlack/2), started, ok), ident.Alive, WriterBefore},
+		{"gone pid", InUseWriter(1<<22+1, now, started, ok), ident.Dead, Plain},
+		{"the lock, alive", InUse("inuse.1.lock", "copilot", InUseWriter(self.Pid, now, started, ok)), ident.Alive, InUseLock},
+		{"the lock, unverified", InUse("inuse.1.lock", "copilot", InUseWriter(self.Pid, now, time.Time{}, false)), ident.Alive, InUseLock},
+		{"etcd, a padrun's", Etcd("k", "1", false, &Marker{}), ident.Alive, EtcdHeld},
+		{"etcd, leaseless", Etcd("k", "0", true, &Marker{}), ident.Unknown, EtcdLeaseless},
+		{"etcd, foreign", Etcd("k", "1", false, nil), ident.Unknown, EtcdForeign},
+	} {
+		if tc.j.Verdict != tc.verdict || tc.j.Case != tc.c || tc.j.Reason != word(tc.j) {
+			t.Errorf("%s: %v, case %d, reason %q; want %v, case %d, worded", tc.name, tc.j.Verdict, tc.j.Case, tc.j.Reason, tc.verdict, tc.c)
 		}
 	}
 }

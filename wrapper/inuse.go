@@ -2,7 +2,6 @@ package wrapper
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,37 +30,18 @@ type ownInUse struct {
 	token string
 }
 
-// inUseSlack is how much later than its lock's mtime a writer may seem to
-// have started: start times are read to a clock tick, and a writer starts
-// long before it opens a session. A process that started later still is
-// not the writer: its pid was reused.
-const inUseSlack = time.Second
-
-// judgeInUse judges an in-use lock's writer, as padrun's identity judges a
-// holder: dead when its pid is gone, a zombie, or names a process that
-// started after the lock was written (the lock records no start token).
+// judgeInUse judges an in-use lock's writer by the ladder's rule
+// (marker.InUseWriter): the lock records no start token.
 func judgeInUse(l harness.InUseLock) marker.Judgement {
-	if j := marker.Local(l.Pid, ""); j.Verdict != ident.Alive {
-		return j
-	}
 	started, ok := startedAt(l.Pid)
-	switch {
-	case !ok:
-		return marker.Judgement{Verdict: ident.Alive, Reason: fmt.Sprintf("pid %d exists (unverified: its start time cannot be read)", l.Pid)}
-	case started.After(l.Written.Add(inUseSlack)):
-		return marker.Judgement{Verdict: ident.Dead, Reason: fmt.Sprintf("pid %d was reused: it started at %s, after its lock was written at %s",
-			l.Pid, started.Format("15:04:05.000"), l.Written.Format("15:04:05.000"))}
-	}
-	return marker.Judgement{Verdict: ident.Alive, Reason: fmt.Sprintf("pid %d started before its lock was written", l.Pid)}
+	return marker.InUseWriter(l.Pid, l.Written, started, ok)
 }
 
 // inUseRefusal is the refusal of file for the live (or unjudgeable)
 // writer of its harness's in-use lock l. A waiter polls: the writer's
 // going away ends it.
 func inUseRefusal(file string, l harness.InUseLock, j marker.Judgement) *marker.HeldError {
-	j.Reason = fmt.Sprintf("%s has the session open (its own in-use lock %s, which %s only warns of): %s",
-		ident.Name(l.Pid), filepath.Base(l.Path), l.Harness, j.Reason)
-	return &marker.HeldError{File: file, Kind: marker.HeldPolled, Judgement: j, Holder: &marker.Marker{
+	return &marker.HeldError{File: file, Kind: marker.HeldPolled, Judgement: marker.InUse(filepath.Base(l.Path), l.Harness, j), Holder: &marker.Marker{
 		ID: ident.ID{Pid: l.Pid}, Tool: l.Harness, Harness: l.Harness, SessionFile: file, UID: -1,
 		CreatedAt: l.Written.UTC().Format(time.RFC3339Nano),
 	}}

@@ -80,10 +80,11 @@ type etcdRow struct {
 	TTL    int64            `json:"ttl"` // seconds left; 0 or less: gone
 	Holder *etcdhold.Holder `json:"holder"`
 	found  *etcdhold.Found
+	state  etcdhold.KeyState
 }
 
 func (r etcdRow) line(now time.Time) string {
-	return fmt.Sprintf("%s held by %s, lease %s (%s)", r.Key, etcdHolderLine(r.found, now), r.Lease, leaseState(r.found.Lease, r.TTL))
+	return fmt.Sprintf("%s held by %s, lease %s (%s)", r.Key, etcdHolderLine(r.found, now), r.Lease, r.state)
 }
 
 // etcdRows reads the keys under the prefix that match, with their leases'
@@ -98,13 +99,11 @@ func etcdRows(ctx context.Context, c *etcdhold.Client, match func(*etcdhold.Foun
 		if !match(k) {
 			continue
 		}
-		ttl := int64(0)
-		if k.Lease != 0 {
-			if ttl, err = c.TimeToLive(ctx, k.Lease); err != nil {
-				return nil, err
-			}
+		st, err := c.State(ctx, k)
+		if err != nil {
+			return nil, err
 		}
-		rows = append(rows, etcdRow{k.Key, etcdhold.LeaseHex(k.Lease), ttl, k.Holder, k})
+		rows = append(rows, etcdRow{k.Key, etcdhold.LeaseHex(k.Lease), st.TTL, k.Holder, k, st})
 	}
 	return rows, nil
 }
@@ -116,16 +115,6 @@ func etcdStatus(ctx context.Context, c *etcdhold.Client, f *etcdFlags, file stri
 	return etcdRows(ctx, c, func(k *etcdhold.Found) bool {
 		return k.Key == key || (k.Holder != nil && k.Holder.SessionFile == file)
 	})
-}
-
-func leaseState(lease, ttl int64) string {
-	switch {
-	case lease == 0:
-		return "leaseless: no live padrun's, padrun unlock removes it"
-	case ttl <= 0:
-		return "expired"
-	}
-	return fmt.Sprintf("alive, expires in %ds unless renewed", ttl)
 }
 
 func etcdHolderLine(k *etcdhold.Found, now time.Time) string {
@@ -166,14 +155,12 @@ func etcdUnlock(c *etcdhold.Client, f *etcdFlags, file string, stdout, stderr io
 		}
 		return err == nil, err
 	}
-	ttl := int64(0)
-	if k.Lease != 0 {
-		if ttl, err = c.TimeToLive(ctx, k.Lease); err != nil {
-			return false, err
-		}
+	st, err := c.State(ctx, k)
+	if err != nil {
+		return false, err
 	}
-	if ttl > 0 {
-		fmt.Fprintf(stderr, "padrun: kept %s in etcd: held by %s, lease %s (%s)\n", key, etcdHolderLine(k, time.Now()), etcdhold.LeaseHex(k.Lease), leaseState(k.Lease, ttl))
+	if st.Held() {
+		fmt.Fprintf(stderr, "padrun: kept %s in etcd: held by %s, lease %s (%s)\n", key, etcdHolderLine(k, time.Now()), etcdhold.LeaseHex(k.Lease), st)
 		return false, nil
 	}
 	ok, err := c.Delete(ctx, k)

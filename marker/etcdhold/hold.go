@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/padrun/padrun/marker"
-	"github.com/padrun/padrun/marker/ident"
 )
 
 // i64 is an int64 as the gateway writes it: a string, or a number.
@@ -214,29 +213,13 @@ func (c *Client) create(ctx context.Context, key string, value []byte, lease int
 
 // heldBy is the refusal for a key found held.
 func heldBy(key string, f *Found) *HeldError {
-	he := &marker.HeldError{File: key, Kind: marker.HeldPolled}
-	switch {
-	case f.Lease == 0:
-		// No lease keeps it: no live padrun's, whatever it says.
-		he.Judgement = marker.Judgement{Verdict: ident.Unknown, Reason: "held in etcd under " + key + " by a key with no lease, which no live padrun leaves (padrun unlock --etcd removes it)"}
-	case f.Holder != nil:
+	he := &marker.HeldError{File: key, Kind: marker.HeldPolled, Judgement: marker.Etcd(key, LeaseHex(f.Lease), f.Lease == 0, nil)}
+	if f.Lease != 0 && f.Holder != nil {
 		m := f.Holder.Marker
 		he.Holder = &m
-		he.Judgement = marker.Judgement{Verdict: ident.Alive, Reason: "held in etcd under " + key + " (lease " + LeaseHex(f.Lease) + ", machine " + short(m.MachineID) + ")"}
-	default:
-		he.Judgement = marker.Judgement{Verdict: ident.Unknown, Reason: "held in etcd under " + key + " by a value that is not padrun's (lease " + LeaseHex(f.Lease) + ")"}
+		he.Judgement = marker.Etcd(key, LeaseHex(f.Lease), false, &m)
 	}
 	return &HeldError{HeldError: he, Found: f}
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	if id == "" {
-		return "unknown"
-	}
-	return id
 }
 
 // ErrLeaseGone says the lease expired or was revoked: the keys are gone,

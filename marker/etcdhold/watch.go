@@ -172,3 +172,36 @@ func (c *Client) Delete(ctx context.Context, f *Found) (bool, error) {
 	}
 	return r.Succeeded, nil
 }
+
+// KeyState is what a key's lease says of its holder, as status, ls and
+// unlock judge it (docs/spec.md §15): a key is held while its lease is
+// alive; one with no lease, or whose lease expired, no live padrun keeps.
+type KeyState struct {
+	Lease int64 // 0: none
+	TTL   int64 // seconds left; 0 or less: gone
+}
+
+// State reads the state of f's lease.
+func (c *Client) State(ctx context.Context, f *Found) (KeyState, error) {
+	s := KeyState{Lease: f.Lease}
+	if f.Lease == 0 {
+		return s, nil
+	}
+	ttl, err := c.TimeToLive(ctx, f.Lease)
+	s.TTL = ttl
+	return s, err
+}
+
+// Held reports whether a live lease keeps the key: unlock never deletes
+// such a key, even with --force.
+func (s KeyState) Held() bool { return s.Lease != 0 && s.TTL > 0 }
+
+func (s KeyState) String() string {
+	switch {
+	case s.Lease == 0:
+		return "leaseless: no live padrun's, padrun unlock removes it"
+	case s.TTL <= 0:
+		return "expired"
+	}
+	return fmt.Sprintf("alive, expires in %ds unless renewed", s.TTL)
+}
