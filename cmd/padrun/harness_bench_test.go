@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +41,10 @@ func BenchmarkHarnessPrint(b *testing.B) {
 		{"omp", []string{"omp", "-p", "hello"}},
 		{"pi", []string{"pi", "-p", "hello"}},
 		{"claude", []string{"claude", "-p", "hello"}},
+		{"droid", []string{"droid", "exec", "hello"}},
+		// cline's local backend in the data folder that holds its provider
+		// (not the hub daemon, which would outlive the run).
+		{"cline", []string{"cline", "--data-dir", "{home}/.cline/data", "say hello"}},
 	} {
 		b.Run(h.name, func(b *testing.B) {
 			if _, err := os.Stat(filepath.Join(c.bin, h.name)); err != nil {
@@ -66,7 +71,10 @@ func BenchmarkHarnessPrint(b *testing.B) {
 			if rtOK {
 				env = append(env, "XDG_RUNTIME_DIR="+rt)
 			}
-			bare := append([]string{filepath.Join(c.bin, h.name)}, h.argv[1:]...)
+			bare := []string{filepath.Join(c.bin, h.name)}
+			for _, a := range h.argv[1:] {
+				bare = append(bare, strings.ReplaceAll(a, "{home}", home))
+			}
 			wrapped := append([]string{padrun, "--"}, bare...)
 			cmds := [][]string{bare, wrapped}
 			a, _ := harness.Lookup(h.name)
