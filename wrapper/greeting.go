@@ -15,7 +15,8 @@ import (
 )
 
 // DefaultGreeting is how long a companion has to greet its padrun (docs/spec.md
-// §4.5) once nothing can hold the harness up but its own start. Measured from
+// §4.5) once nothing can hold the harness up but its own start, not
+// counting the time its tree waited for a CPU or for I/O (greeting.unstalled). Measured from
 // the child's start on a 2-core machine at load 10: pi 0.74.2 1.4-7 s (the
 // first run cold), pi 1.6.0 0.5 s, claude 2.1.197 and 2.1.332 0.4-1.6 s, and
 // 4 s for claude -p reading its prompt from a pipe; the rest is room for a
@@ -53,6 +54,10 @@ type greeting struct {
 	// refuse stops the run under --strict: the child at once while it
 	// still runs, else at padrun's exit. It is called holding mu.
 	refuse func(err *UsageError, running bool)
+	// stalled is how long the harness's tree has waited, in all, for a
+	// CPU or for I/O (the session cgroup's pressure); nil or 0 where it
+	// cannot be read.
+	stalled func() time.Duration
 
 	muted atomic.Bool // the watch's unowned files are the companion's business now
 
@@ -64,9 +69,11 @@ type greeting struct {
 	decided   bool
 	claimed   bool
 	timer     *time.Timer
-	held      bool   // the clock ran out while the harness's start held the companion back
-	ended     bool   // the child has ended: the clock runs no more
-	later     string // the warning, said after the harness's screen
+	held      bool          // the clock ran out while the harness's start held the companion back
+	from      time.Time     // when the clock started
+	stallFrom time.Duration // stalled() then
+	ended     bool          // the child has ended: the clock runs no more
+	later     string        // the warning, said after the harness's screen
 }
 
 // armGreeting starts following the companion of this run, if one was asked
@@ -85,7 +92,8 @@ func (s *session) armGreeting(r *run) {
 	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
 	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
 		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database,
-		startLocks: r.plan.StartLocks, root: s.self.Pid, strict: s.o.Strict, log: s.o.Log, refuse: s.refuseUngreeted}
+		startLocks: r.plan.StartLocks, root: s.self.Pid, strict: s.o.Strict, log: s.o.Log, refuse: s.refuseUngreeted,
+		stalled: func() time.Duration { return s.cg.Stalled() }}
 }
 
 // refuseUngreeted stops the run whose companion never greeted, under
@@ -131,14 +139,47 @@ func (g *greeting) startClock() {
 	if g.timer != nil || g.greeted || g.decided {
 		return
 	}
+	g.restartClock()
 	g.timer = time.AfterFunc(g.wait, g.clockOut)
+}
+
+// restartClock counts the clock from now. The caller holds g.mu.
+func (g *greeting) restartClock() {
+	g.from, g.stallFrom = time.Now(), g.stall()
+}
+
+func (g *greeting) stall() time.Duration {
+	if g.stalled == nil {
+		return 0
+	}
+	return g.stalled()
+}
+
+// maxStretch bounds how far a harness's waits for the machine stretch the
+// clock: a tree that always has a process waiting still gets its answer.
+const maxStretch = 4
+
+// unstalled is how much of the clock is left once the time the harness's
+// tree spent waiting for a CPU or for I/O (its cgroup's pressure) is not
+// counted: on a loaded machine its start takes longer by that much, and
+// the companion with it. 0: the clock ran out. The caller holds g.mu.
+func (g *greeting) unstalled() time.Duration {
+	wall := time.Since(g.from)
+	if wall >= maxStretch*g.wait {
+		return 0
+	}
+	if ran := wall - (g.stall() - g.stallFrom); ran < g.wait {
+		return g.wait - ran
+	}
+	return 0
 }
 
 // startPoll is how often a clock that ran out while the harness's start
 // held its companion back looks again.
 const startPoll = 250 * time.Millisecond
 
-// clockOut is the end of the clock. While the harness's start still holds
+// clockOut is the end of the clock. The time the harness's tree waited for
+// a CPU or for I/O is not counted (unstalled). While the harness's start still holds
 // the companion back (a lock of the child's tree in harness.Plan.StartLocks:
 // opencode installing its plugin package, at a first start or on a slow
 // network), no companion could have greeted yet: the clock waits, then runs
@@ -150,6 +191,7 @@ func (g *greeting) clockOut() {
 		g.mu.Unlock()
 		return
 	}
+	left := g.unstalled()
 	switch {
 	case busy:
 		if !g.held {
@@ -159,7 +201,11 @@ func (g *greeting) clockOut() {
 		g.timer.Reset(startPoll)
 	case g.held:
 		g.held = false
+		g.restartClock()
 		g.timer.Reset(g.wait)
+	case left > 0:
+		g.log.Debug().Str("harness", g.harness).Dur("left", left).Msg("the companion's clock goes on: the harness waited for the machine")
+		g.timer.Reset(left)
 	default:
 		g.mu.Unlock()
 		g.neverGreeted(fmt.Sprintf("did not greet padrun within %s", g.wait), true)

@@ -204,3 +204,29 @@ func TestGreeting_None(t *testing.T) {
 		t.Fatal("muted without a companion")
 	}
 }
+
+// TestGreeting_StallsDoNotCount: the time the harness's tree waited for the
+// machine (its cgroup's CPU and I/O pressure) is not on the clock, up to
+// maxStretch times it: a tree stalled all along is told of later, and still
+// told; one that never stalled at the clock's end.
+func TestGreeting_StallsDoNotCount(t *testing.T) {
+	g, log, _ := testGreeting(10*time.Millisecond, false, false)
+	g.log = g.log.Level(zerolog.DebugLevel)
+	t0 := time.Now()
+	g.stalled = func() time.Duration { return time.Since(t0) } // always waiting
+	g.started()
+	log.waitLine(t, "the companion's clock goes on: the harness waited for the machine")
+	log.waitLine(t, "did not greet padrun within 10ms")
+	if wall := time.Since(t0); wall < maxStretch*g.wait {
+		t.Fatalf("told after %s, before the clock's stretch of %s", wall, maxStretch*g.wait)
+	}
+
+	g, log, _ = testGreeting(10*time.Millisecond, false, false)
+	g.log = g.log.Level(zerolog.DebugLevel)
+	g.stalled = func() time.Duration { return 0 }
+	g.started()
+	log.waitLine(t, "did not greet padrun within 10ms")
+	if strings.Contains(log.String(), "clock goes on") {
+		t.Fatalf("a tree that never waited had its clock stretched: %s", log.String())
+	}
+}

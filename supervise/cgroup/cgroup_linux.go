@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -210,4 +211,37 @@ func RemoveLeft(path string) (gone bool, procs []int, err error) {
 	default:
 		return false, nil, err
 	}
+}
+
+// Stalled is how long, in all, some process of the session was runnable
+// but waited for a CPU, or waited for I/O (the "some" totals of its
+// cpu.pressure and io.pressure, PSI), since the cgroup was made; 0 where
+// they cannot be read (no PSI, nil).
+func (s *Session) Stalled() time.Duration {
+	if s == nil {
+		return 0
+	}
+	return pressure(filepath.Join(s.Path, "cpu.pressure")) + pressure(filepath.Join(s.Path, "io.pressure"))
+}
+
+// pressure is the "some" total of a PSI file, "some avg10=0.00 avg60=0.00
+// avg300=0.00 total=USEC", or 0.
+func pressure(file string) time.Duration {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	if !bytes.HasPrefix(line, []byte("some ")) {
+		return 0
+	}
+	_, total, ok := bytes.Cut(line, []byte(" total="))
+	if !ok {
+		return 0
+	}
+	us, err := strconv.ParseInt(string(bytes.TrimSpace(total)), 10, 64)
+	if err != nil || us < 0 {
+		return 0
+	}
+	return time.Duration(us) * time.Microsecond
 }

@@ -15,6 +15,9 @@ func New(string) *Session { return nil }
 // Make has nothing to make.
 func (s *Session) Make() {}
 
+// Stalled is 0: there is no pressure to read.
+func (s *Session) Stalled() time.Duration { return 0 }
+
 // Remove has nothing to remove.
 func (s *Session) Remove() bool { return true }
 
