@@ -440,7 +440,14 @@ func (s *session) resolve(r *run) error {
 		if o.Strict {
 			return usagef("cannot name the session file before %s runs (%s) and --strict is set", plan.Harness, plan.Unknown)
 		}
-		o.Log.Warn().Str("harness", plan.Harness).Msg("session file unknown before " + plan.Harness + " runs (" + plan.Unknown + "): running with the registry record only")
+		unknown := "session file unknown before " + plan.Harness + " runs (" + plan.Unknown + ")"
+		if !o.NoCompanion && harness.Companion(plan) != "" {
+			// Its companion claims what the harness opens, or padrun says
+			// that it never greeted (greeting.go).
+			o.Log.Info().Str("harness", plan.Harness).Msg(unknown + ": its companion claims the session " + plan.Harness + " opens")
+		} else {
+			o.Log.Warn().Str("harness", plan.Harness).Msg(unknown + ": running with the registry record only")
+		}
 	}
 	claimed := plan.InUseClaims != "" && claimsWatched // its switches are claimed (inuseclaim.go)
 	leased := len(plan.Lease) > 0 && leasesWork        // its opens of a held file are refused (lease_linux.go)
