@@ -65,7 +65,7 @@ var modeTable = map[string][]Guard{
 		unknown(ModeTUIStart, kiloCleanup),
 		unknown(ModeInAppSwap, kiloCleanup), guarded(ModeServer, "kilo_held_rows")},
 	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
-		guarded(ModeTUIStart, "droid_tui"), unknown(ModePicker, droidSwitch), unknown(ModeInAppSwap, droidSwitch)},
+		guarded(ModeTUIStart, "droid_tui"), guarded(ModePicker, "droid_switch"), guarded(ModeInAppSwap, "droid_switch")},
 	"cline": {unknown(ModePrintRun, clineNewSession), unknown(ModeJSONOut, clineNewSession),
 		unknown(ModeRPCOrACP, "an ACP client's session/load names the session after the start, and cline runs no hook that can refuse it"),
 		guarded(ModeTUIStart, "cline_tui"), unknown(ModePicker, clineNoVeto), unknown(ModeInAppSwap, clineNoVeto),
@@ -73,10 +73,7 @@ var modeTable = map[string][]Guard{
 }
 
 // What leaves droid's modes untested offline (docs/harnesses.md).
-const (
-	droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
-	droidSwitch     = "its SessionStart hook runs before droid writes to the session it opens (measured), and padrun's hook claims it; no test yet"
-)
+const droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
 
 // ompTUIUntested: omp's TUI runs pi's companion (session_start,
 // session_before_switch), but no script has run it yet.
