@@ -40,7 +40,7 @@ var modeTable = map[string][]Guard{
 	"pi": {guarded(ModePrintRun, "pi_print"), guarded(ModeJSONOut, "pi_json_rpc"), guarded(ModeRPCOrACP, "pi_companion_rpc"),
 		guarded(ModeTUIStart, "pi_interactive"), guarded(ModePicker, "pi_picker_held"), guarded(ModeInAppSwap, "pi_companion_tui")},
 	"omp": {guarded(ModePrintRun, "omp_print"), guarded(ModeJSONOut, "omp_print"), guarded(ModeRPCOrACP, "omp_print"),
-		unknown(ModeTUIStart, ompTUIUntested), unknown(ModePicker, ompTUIUntested), unknown(ModeInAppSwap, ompTUIUntested)},
+		guarded(ModeTUIStart, "omp_tui"), guarded(ModePicker, "omp_tui"), guarded(ModeInAppSwap, "omp_tui")},
 	"claude": {guarded(ModePrintRun, "claude"), guarded(ModeJSONOut, "claude_modes"), guarded(ModeRPCOrACP, "claude_modes"),
 		guarded(ModeTUIStart, "claude_companion_tui"), guarded(ModePicker, "claude_picker"),
 		guarded(ModeInAppSwap, "claude_companion_tui"),
@@ -74,10 +74,6 @@ var modeTable = map[string][]Guard{
 
 // What leaves droid's modes untested offline (docs/harnesses.md).
 const droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
-
-// ompTUIUntested: omp's TUI runs pi's companion (session_start,
-// session_before_switch), but no script has run it yet.
-const ompTUIUntested = "omp's TUI loads pi's companion, but no test has run it against the real TUI yet"
 
 // A turn's cleanup deletes rows of its session before chat.message, the
 // first plugin hook (docs/harnesses.md); the companion's temporary

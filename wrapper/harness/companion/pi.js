@@ -38,12 +38,14 @@ function tell(ctx, text) {
 
 // stop ends pi before it writes to a session that padrun could not claim
 // after pi opened it (the -r picker, a session named on the command line).
-function stop(ctx, text) {
+// sealed (omp) ends it at once: omp 18.1's ctx.shutdown() waits for the
+// next prompt to be answered, and omp restores the terminal on exit itself.
+function stop(ctx, text, sealed) {
   process.once("exit", () => {
     if (process.stdout.isTTY) process.stderr.write(text + "\n");
     process.exitCode = REFUSED;
   });
-  if (process.stdout.isTTY && ctx.hasUI) {
+  if (process.stdout.isTTY && ctx.hasUI && !sealed) {
     tell(ctx, text);
     ctx.shutdown();
     return;
@@ -99,7 +101,12 @@ export default function padrunCompanion(pi) {
         r = { result: "error", error: String(e) };
       }
       if (r.result !== "claimed") {
-        stop(ctx, lines(r, "pi stopped").join("\n"));
+        // omp appends a session_exit entry to its session as it ends, on
+        // shutdown and on process.exit alike: its seal() drops every later
+        // write. pi has none and writes nothing as it ends.
+        const sealed = typeof sm.seal === "function";
+        if (sealed) sm.seal();
+        stop(ctx, lines(r, "pi stopped").join("\n"), sealed);
         return;
       }
       if (sessionName) {
