@@ -45,12 +45,17 @@ type greeting struct {
 	loadedBy    string        // how padrun asked the harness to load it
 	wait        time.Duration // the clock
 	interactive bool          // the clock waits for the first claimed file
-	deferWarn   bool          // say it once the harness's screen is gone
-	database    bool          // sessions are rows of a database: no folder watch
-	startLocks  string        // harness.Plan.StartLocks
-	root        int           // padrun's pid: the harness's start is of its tree
-	strict      bool          // --strict: never greeting is a refusal
-	log         zerolog.Logger
+	// served: a server's companion loads with the first session it serves
+	// (opencode's and kilo's serve, web and acp load plugins per project
+	// on its first request), which padrun cannot see: no clock, and at the
+	// server's end a companion that never greeted is said to.
+	served     bool
+	deferWarn  bool   // say it once the harness's screen is gone
+	database   bool   // sessions are rows of a database: no folder watch
+	startLocks string // harness.Plan.StartLocks
+	root       int    // padrun's pid: the harness's start is of its tree
+	strict     bool   // --strict: never greeting is a refusal
+	log        zerolog.Logger
 	// refuse stops the run under --strict: the child at once while it
 	// still runs, else at padrun's exit. It is called holding mu.
 	refuse func(err *UsageError, running bool)
@@ -88,10 +93,12 @@ func (s *session) armGreeting(r *run) {
 	}
 	a, _ := harness.Lookup(r.companion)
 	// No file shows a database harness's session: its clock starts with
-	// the child, whose plugins load as it starts, before any screen.
+	// the child, whose plugins load as it starts, before any screen; a
+	// server's load with the first session it serves (served).
 	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
+	served := r.plan.Mode == harness.ModeRPC && a.Sessions.Database
 	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
-		interactive: interactive, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database,
+		interactive: interactive, served: served, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database,
 		startLocks: r.plan.StartLocks, root: s.self.Pid, strict: s.o.Strict, log: s.o.Log, refuse: s.refuseUngreeted,
 		stalled: func() time.Duration { return s.cg.Stalled() }}
 }
@@ -126,7 +133,7 @@ func (g *greeting) setWatch(stop func()) {
 // started starts the clock of a non-interactive run: the child has just
 // started.
 func (g *greeting) started() {
-	if g == nil || g.interactive {
+	if g == nil || g.interactive || g.served {
 		return
 	}
 	g.mu.Lock()
@@ -289,7 +296,7 @@ func (g *greeting) childEnded() {
 	if g.timer != nil {
 		g.timer.Stop()
 	}
-	claimed := g.claimed
+	claimed := g.claimed || g.served
 	g.mu.Unlock()
 	if claimed {
 		g.neverGreeted("never greeted padrun", false)

@@ -230,3 +230,30 @@ func TestGreeting_StallsDoNotCount(t *testing.T) {
 		t.Fatalf("a tree that never waited had its clock stretched: %s", log.String())
 	}
 }
+
+// TestGreeting_ServerHasNoClock: a server's companion loads with the first
+// session it serves (opencode serve, measured: it greets at the first
+// request, and an idle server was told it had not greeted within 20s), so
+// no clock runs; one that never greeted by the server's end is said to.
+func TestGreeting_ServerHasNoClock(t *testing.T) {
+	g, log, _ := testGreeting(time.Millisecond, false, false)
+	g.served = true
+	g.started()
+	g.mu.Lock()
+	timer := g.timer
+	g.mu.Unlock()
+	if timer != nil {
+		t.Fatal("a server's clock started with it")
+	}
+	g.childEnded()
+	log.waitLine(t, "never greeted padrun")
+
+	g, log, _ = testGreeting(time.Millisecond, false, false)
+	g.served = true
+	g.started()
+	g.hello()
+	g.childEnded()
+	if strings.Contains(log.String(), "greet padrun") || strings.Contains(log.String(), "never greeted") {
+		t.Fatalf("a server whose companion greeted was warned: %s", log.String())
+	}
+}

@@ -36,12 +36,20 @@ func (s *session) lockFds() []uintptr {
 
 // endRest applies the policy for what the child left of its session when
 // it exited: every process still there gets TERM, then KILL after --grace,
-// and people are told which. Processes that outlive even that keep the
+// and people are told which (in a warning, unless padrun ended the child
+// itself and says why). Processes that outlive even that keep the
 // session file held: the markers stay (release keeps them) and the next run
 // refuses, naming them, until they are gone.
 func (s *session) endRest(child *supervise.Child) {
 	left := child.EndRest(s.o.Grace, func(pids []int) {
-		s.o.Log.Warn().Ints("pids", pids).Msg("the child left " + ident.Names(pids, 5) + " running: ending it (TERM, then KILL after the grace period)")
+		msg := "the child left " + ident.Names(pids, 5) + " running: ending it (TERM, then KILL after the grace period)"
+		if s.stoppedWhy() != nil {
+			// padrun ended the child (a refusal inside it, --timeout, a
+			// lost hold), and says why: the rest of its tree goes with it.
+			s.o.Log.Info().Ints("pids", pids).Msg(msg)
+			return
+		}
+		s.o.Log.Warn().Ints("pids", pids).Msg(msg)
 	})
 	if len(left) == 0 {
 		return

@@ -47,6 +47,13 @@ func (c *childStop) stopChild(why error) {
 	}
 }
 
+// stoppedWhy is why the run stopped the child, or nil.
+func (c *childStop) stoppedWhy() error {
+	c.stopMu.Lock()
+	defer c.stopMu.Unlock()
+	return c.stopped
+}
+
 // keepWhy keeps why, unless a reason was kept already, and stops nothing:
 // the child has ended.
 func (c *childStop) keepWhy(why error) {
