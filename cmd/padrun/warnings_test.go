@@ -31,10 +31,11 @@ func (w warnings) Run(_ *zerolog.Event, level zerolog.Level, msg string) {
 	f.WriteString(strings.ReplaceAll(msg, "\n", " ") + "\n") // one write: lines of padruns at once stay whole
 }
 
-// countWarns turns the count on. Off by default until every harness
-// script declares the warnings it calls for (a first run of both columns
-// found 20 scripts that warn).
-var countWarns = flag.Bool("count-warnings", false, "fail a harness script on a warning it does not declare with warns")
+// countWarns counts every harness script's warnings (on by default:
+// -count-warnings=false turns the count off for a run by hand). A warning
+// a script does not call for with warns fails it: a warning on a guarded
+// run teaches people to skip warnings.
+var countWarns = flag.Bool("count-warnings", true, "fail a harness script on a warning it does not declare with warns")
 
 // allowed holds, by work folder, the warnings a script calls for (warns).
 var allowed sync.Map
