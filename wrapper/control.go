@@ -172,8 +172,12 @@ func (s *session) handleControl(req control.Request) control.Reply {
 		for i := range lines {
 			lines[i] = "padrun: " + lines[i]
 		}
+		var toast []string
+		if s.o.Toast != nil {
+			toast = s.o.Toast(err)
+		}
 		s.o.Log.Info().Str("file", file).Msg("companion claim refused")
-		return control.Reply{Result: "refused", Lines: lines, Verdict: held.Judgement.String()}
+		return control.Reply{Result: "refused", Lines: lines, Verdict: held.Judgement.String(), Toast: toast}
 	case err != nil:
 		return control.Reply{Result: "error", Error: err.Error()}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/wrapper/harness"
+	"github.com/padrun/padrun/wrapper/watch"
 )
 
 // DefaultGreeting is how long a companion has to greet its padrun (docs/spec.md
@@ -53,6 +55,7 @@ type greeting struct {
 	deferWarn  bool   // say it once the harness's screen is gone
 	database   bool   // sessions are rows of a database: no folder watch
 	startLocks string // harness.Plan.StartLocks
+	server     string // the database the harness's TUI server opens before its plugins load; "" for none
 	root       int    // padrun's pid: the harness's start is of its tree
 	strict     bool   // --strict: never greeting is a refusal
 	log        zerolog.Logger
@@ -75,6 +78,7 @@ type greeting struct {
 	claimed   bool
 	timer     *time.Timer
 	held      bool          // the clock ran out while the harness's start held the companion back
+	serverBy  time.Time     // until when the clock's start waits for the TUI's server to open its database
 	from      time.Time     // when the clock started
 	stallFrom time.Duration // stalled() then
 	ended     bool          // the child has ended: the clock runs no more
@@ -97,7 +101,16 @@ func (s *session) armGreeting(r *run) {
 	// server's load with the first session it serves (served).
 	interactive := r.plan.Mode == harness.ModeInteractive && !a.Sessions.Database
 	served := r.plan.Mode == harness.ModeRPC && a.Sessions.Database
-	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait,
+	// opencode's and kilo's TUI starts its server in a worker once its
+	// screen is up, and plugins load only when that server has opened the
+	// database and set up the project (measured at load 16-20 on 2 cores:
+	// opencode 1.17.19 opened it 12.5 s after its start and greeted at
+	// 22 s, where run greeted at 3-11 s).
+	server := ""
+	if r.plan.Mode == harness.ModeInteractive && a.Sessions.Database {
+		server = sessionsDB(r.plan.CompanionEnv)
+	}
+	s.greet = &greeting{harness: r.companion, loadedBy: a.Companion.LoadedBy, wait: wait, server: server,
 		interactive: interactive, served: served, deferWarn: r.plan.Mode == harness.ModeInteractive && isTerminal(s.o.Stderr), database: a.Sessions.Database,
 		startLocks: r.plan.StartLocks, root: s.self.Pid, strict: s.o.Strict, log: s.o.Log, refuse: s.refuseUngreeted,
 		stalled: func() time.Duration { return s.cg.Stalled() }}
@@ -130,14 +143,20 @@ func (g *greeting) setWatch(stop func()) {
 	}
 }
 
-// started starts the clock of a non-interactive run: the child has just
-// started.
+// started starts the clock of a non-interactive run (or of a database
+// harness's TUI, once its server has opened the database): the child has
+// just started.
 func (g *greeting) started() {
 	if g == nil || g.interactive || g.served {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.server != "" && g.timer == nil {
+		g.serverBy = time.Now().Add(g.wait)
+		g.timer = time.AfterFunc(startPoll, g.serverPoll)
+		return
+	}
 	g.startClock()
 }
 
@@ -185,6 +204,25 @@ func (g *greeting) unstalled() time.Duration {
 // held its companion back looks again.
 const startPoll = 250 * time.Millisecond
 
+// serverPoll looks, until the TUI's server has opened its database, for
+// that open, then starts the clock in full; after a full clock without it,
+// the clock starts anyway.
+func (g *greeting) serverPoll() {
+	open := watch.TreeOpens(g.server, g.root)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.greeted || g.decided || g.ended {
+		return
+	}
+	if !open && time.Now().Before(g.serverBy) {
+		g.timer.Reset(startPoll)
+		return
+	}
+	g.log.Debug().Str("harness", g.harness).Bool("opened", open).Msg("the companion's clock starts: the harness's server is up")
+	g.restartClock()
+	g.timer = time.AfterFunc(g.wait, g.clockOut)
+}
+
 // clockOut is the end of the clock. The time the harness's tree waited for
 // a CPU or for I/O is not counted (unstalled). While the harness's start still holds
 // the companion back (a lock of the child's tree in harness.Plan.StartLocks:
@@ -219,6 +257,20 @@ func (g *greeting) clockOut() {
 		return
 	}
 	g.mu.Unlock()
+}
+
+// sessionsDB is the database whose sessions' guards' folder the companion
+// is given ($PADRUN_SESSIONS, .<db>.padrun beside it); "" without one.
+func sessionsDB(env []string) string {
+	for _, kv := range env {
+		if dir, ok := strings.CutPrefix(kv, "PADRUN_SESSIONS="); ok {
+			base := filepath.Base(dir)
+			if name, ok := strings.CutPrefix(strings.TrimSuffix(base, ".padrun"), "."); ok && name != "" && strings.HasSuffix(base, ".padrun") {
+				return filepath.Join(filepath.Dir(dir), name)
+			}
+		}
+	}
+	return ""
 }
 
 // startLocked reports whether a process of root's tree holds a lock in

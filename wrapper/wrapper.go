@@ -66,6 +66,9 @@ type Options struct {
 	// Refusal words a refusal for people, one line each: the harness's
 	// companion shows it when a switch inside the harness is refused.
 	Refusal func(err error) []string
+	// Toast words a refusal for a TUI's toast (opencode's and kilo's), a
+	// few short lines: the companion shows it over the harness's screen.
+	Toast func(err error) []string
 
 	// NoCompanion leaves the harness without its companion: switches
 	// inside it are unguarded.

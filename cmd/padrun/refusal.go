@@ -71,6 +71,34 @@ func (w wording) refusal(err error, queue []string) []string {
 	return lines
 }
 
+// toast is the refusal err of a turn in a TUI (opencode's and kilo's),
+// for its toast, which wraps a long line into many: the session once by
+// its id (a database's session is no file people name), the holder, and
+// what to do in that TUI. The reasoning stays in the log and -v.
+func (w wording) toast(err error) []string {
+	var e *marker.HeldError
+	if !errors.As(err, &e) {
+		return []string{shown(err.Error())}
+	}
+	what := w.path(e.File)
+	if harness.IsSessionGuard(e.File) {
+		what = "session " + filepath.Base(e.File)
+	}
+	first := "refused: " + what + " is in use by another session"
+	if e.Kind == marker.HeldOutside {
+		first = "refused: " + what + " is in use by a process padrun did not start"
+	}
+	hint := "hint: /new or /sessions for another session; this one is free once its holder ends"
+	if e.Kind == marker.HeldUnreadable || e.Kind == marker.HeldStuck && e.Holder != nil {
+		hint = "hint: look at it from a shell with padrun status"
+	}
+	lines := []string{first, "holder: " + w.holderOf(e), hint}
+	for i := range lines {
+		lines[i] = shown(lines[i])
+	}
+	return lines
+}
+
 // path is file as people in w.cwd would name it: relative when that is
 // shorter.
 func (w wording) path(file string) string {

@@ -44,3 +44,27 @@ hint: fork it instead (pi --fork /w/s.jsonl), or queue: padrun --wait 10m -- pi 
 		t.Fatalf("refusal after --wait:\n%s\nwant it to end:\n%s", got, want)
 	}
 }
+
+// TestRefusal_Toast: a refused turn in opencode's TUI, as its toast shows
+// it: three lines, the session once by its id, the holder with its
+// terminal, a hint in the TUI's own commands, no verdict, no shell flags.
+func TestRefusal_Toast(t *testing.T) {
+	now := time.Date(2026, 11, 30, 8, 12, 1, 0, time.UTC)
+	since := time.Date(2026, 11, 30, 8, 0, 1, 0, time.UTC).Local().Format("15:04:05")
+	m := &marker.Marker{Tool: "padrun", ID: ident.ID{Pid: 1234, Hostname: "box"}, ChildPid: 1235, Harness: "opencode", Agent: "opencode",
+		Tty: "pts/3", CreatedAt: "2026-11-30T08:00:01.000Z"}
+	e := &marker.HeldError{File: "/h/.local/share/opencode/.opencode.db.padrun/ses_dcad7870cffe7kJassJEyXThfn", Holder: m, Kind: marker.HeldBusy,
+		Judgement: marker.Judgement{Verdict: ident.Alive, Reason: "pid 1234 start time matches, same boot, same machine"}}
+	want := `refused: session ses_dcad7870cffe7kJassJEyXThfn is in use by another session
+holder: padrun pid 1234 (child opencode pid 1235, agent "opencode") on pts/3, since ` + since + ` (12m ago)
+hint: /new or /sessions for another session; this one is free once its holder ends`
+	for _, w := range []wording{{now: now, cwd: "/h/p1", host: "box"}, {now: now, cwd: "/h/p1", host: "box", verbose: true}} {
+		if got := strings.Join(w.toast(e), "\n"); got != want {
+			t.Errorf("toast (verbose %v):\n%s\nwant:\n%s", w.verbose, got, want)
+		}
+	}
+	// After --wait, the same: the TUI's turn waited, and what to do there is as before.
+	if got := strings.Join((wording{now: now, host: "box"}).toast(&wrapper.WaitedError{HeldError: e, Waited: time.Minute}), "\n"); got != want {
+		t.Errorf("toast after --wait:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -192,6 +192,11 @@ func parseRun(args []string, stderr io.Writer) (wrapper.Options, logs, []string,
 		w.now = time.Now()
 		return w.refusal(err, nil)
 	}
+	f.Toast = func(err error) []string {
+		w := w
+		w.now = time.Now()
+		return w.toast(err)
+	}
 	return f.Options, logs, queueCommand(os.Args[0], args, len(args)-fs.NArg()), w, nil
 }
 

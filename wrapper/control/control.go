@@ -49,6 +49,7 @@ type Reply struct {
 	Result  string   `json:"result"`
 	Lines   []string `json:"lines,omitempty"`   // the refusal for people, each with "padrun: "
 	Verdict string   `json:"verdict,omitempty"` // the holder's verdict, when refused
+	Toast   []string `json:"toast,omitempty"`   // the refusal for a TUI's toast, a few short lines
 	Error   string   `json:"error,omitempty"`
 	Pid     int      `json:"pid,omitempty"`
 }

@@ -171,3 +171,14 @@ func (w *fanWatch) read(buf []byte, wrote func(pid int, f fileKey)) {
 }
 
 func (w *fanWatch) close() { unix.Close(w.fd) }
+
+// TreeOpens reports whether a process of root's tree holds path open for
+// writing.
+func TreeOpens(path string, root int) bool {
+	f, ok := keyOf(path)
+	if !ok {
+		return false
+	}
+	ours, _ := writers(f, root)
+	return ours
+}

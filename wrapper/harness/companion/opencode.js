@@ -115,6 +115,20 @@ function toast(client, text) {
   if (again.unref) again.unref();
 }
 
+// keepPrompt puts a refused turn's typed text back into the TUI's prompt,
+// which the TUI empties as it sends the turn, before any answer
+// (1.17.19 and 1.18.33 Prompt.submit: session.prompt is not awaited, the
+// input is set to "" at once). Its tui.prompt.append event inserts text at
+// the cursor: the text comes back, the file and agent mentions as plain
+// text (their parts are not the TUI's to take back). Best effort.
+function keepPrompt(client, output) {
+  const parts = (output && output.parts) || [];
+  const text = parts.filter((p) => p && p.type === "text" && !p.synthetic && typeof p.text === "string").map((p) => p.text).join("\n");
+  if (!text || !client.tui || !client.tui.appendPrompt) return;
+  const t = { text };
+  Promise.resolve(client.tui.appendPrompt({ ...t, body: t })).catch(() => {});
+}
+
 // The rows guard. Every turn (SessionPrompt.prompt) may delete rows of its
 // session before chat.message, the first plugin hook: opencode's and kilo's
 // revert cleanup (a pending /undo: SessionRevert.cleanup removes the
@@ -329,7 +343,7 @@ export const PadrunCompanion = async (plugin) => {
   await guardRows(plugin, ownConns);
   if (process.env.PADRUN_CONTINUE === "1") await claimContinue(plugin);
   return {
-    "chat.message": async (input) => {
+    "chat.message": async (input, output) => {
       const id = input && input.sessionID;
       if (!id || claimed.has(id)) return;
       const dir = process.env.PADRUN_SESSIONS;
@@ -345,7 +359,10 @@ export const PadrunCompanion = async (plugin) => {
         return;
       }
       const text = refusal(r, id);
-      if (!stop && plugin && plugin.client) toast(plugin.client, text);
+      if (!stop && plugin && plugin.client) {
+        toast(plugin.client, r.result === "refused" && r.toast && r.toast.length ? r.toast.join("\n") : text);
+        keepPrompt(plugin.client, output);
+      }
       throw new Error(text);
     },
   };
