@@ -147,7 +147,9 @@ var waitForms = map[string]waitForm{
 	// touch FILE: FILE's mtime moves past what it is now, the file not replaced.
 	"touch": {"FILE", 1, 10 * time.Second, false, waitTouch},
 	// [!] pane SOCKET TARGET PATTERN: a tmux pane's text matches PATTERN (negated: stops matching).
-	"pane": {"SOCKET TARGET PATTERN", 3, time.Minute, true, waitPane},
+	// Two minutes: kilo's TUI, beside other work (load 15), drew nothing
+	// within one.
+	"pane": {"SOCKET TARGET PATTERN", 3, 2 * time.Minute, true, waitPane},
 	// [!] dead FILE:KEY: the pid of a ready file is gone (negated: it is alive now, no wait).
 	"dead": {"FILE:KEY", 1, 5 * time.Second, true, waitDead},
 }

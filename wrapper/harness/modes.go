@@ -59,8 +59,8 @@ var modeTable = map[string][]Guard{
 		guarded(ModeTUIStart, "copilot_tui_resume"), guarded(ModePicker, "copilot_picker"),
 		guarded(ModeInAppSwap, "copilot_tui_resume"), unknown(ModeServer, "--connect runs the session on a remote host")},
 	"opencode": {guarded(ModePrintRun, "opencode_guard"), guarded(ModeJSONOut, "opencode_modes"),
-		guarded(ModeRPCOrACP, "opencode_held_rows"), unknown(ModeTUIStart, opencodeCleanup),
-		unknown(ModeInAppSwap, opencodeCleanup), guarded(ModeServer, "opencode_held_rows")},
+		guarded(ModeRPCOrACP, "opencode_held_rows"), guarded(ModeTUIStart, "opencode_tui_rows"),
+		guarded(ModeInAppSwap, "opencode_tui_rows"), guarded(ModeServer, "opencode_held_rows")},
 	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), guarded(ModeRPCOrACP, "kilo_held_rows"),
 		unknown(ModeTUIStart, kiloCleanup),
 		unknown(ModeInAppSwap, kiloCleanup), guarded(ModeServer, "kilo_held_rows")},
@@ -78,13 +78,11 @@ const droidExecResume = "droid exec -s ID loads the session from Factory's API, 
 // A turn's cleanup deletes rows of its session before chat.message, the
 // first plugin hook (docs/harnesses.md); the companion's temporary
 // triggers on the harness's own connection keep a held session's rows, as
-// opencode_held_rows and kilo_held_rows show for a server and an ACP
-// client. The TUI runs the same server in its own process, but no script
-// drives a TUI turn into a held session with rows to delete yet.
-const (
-	opencodeCleanup = "a turn's revert cleanup deletes rows after a pending /undo before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with a pending /undo"
-	kiloCleanup     = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
-)
+// kilo_held_rows shows for a server and an ACP client and
+// opencode_tui_rows for opencode's TUI. kilo's TUI runs the same server in
+// its own process, but no script drives a kilo TUI turn into a held
+// session with rows to delete yet.
+const kiloCleanup = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 
 // clineNoVeto is why cline's history picker and in-app switches are not
 // guarded: nothing runs before cline rewrites the session it opens.
