@@ -62,8 +62,7 @@ var modeTable = map[string][]Guard{
 		guarded(ModeRPCOrACP, "opencode_held_rows"), guarded(ModeTUIStart, "opencode_tui_rows"),
 		guarded(ModeInAppSwap, "opencode_tui_rows"), guarded(ModeServer, "opencode_held_rows")},
 	"kilo": {guarded(ModePrintRun, "kilo_guard"), guarded(ModeJSONOut, "kilo_modes"), guarded(ModeRPCOrACP, "kilo_held_rows"),
-		unknown(ModeTUIStart, kiloCleanup),
-		unknown(ModeInAppSwap, kiloCleanup), guarded(ModeServer, "kilo_held_rows")},
+		guarded(ModeTUIStart, "kilo_tui_rows"), guarded(ModeInAppSwap, "kilo_tui_rows"), guarded(ModeServer, "kilo_held_rows")},
 	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
 		guarded(ModeTUIStart, "droid_tui"), guarded(ModePicker, "droid_switch"), guarded(ModeInAppSwap, "droid_switch")},
 	"cline": {unknown(ModePrintRun, clineNewSession), unknown(ModeJSONOut, clineNewSession),
@@ -75,14 +74,6 @@ var modeTable = map[string][]Guard{
 // What leaves droid's modes untested offline (docs/harnesses.md).
 const droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
 
-// A turn's cleanup deletes rows of its session before chat.message, the
-// first plugin hook (docs/harnesses.md); the companion's temporary
-// triggers on the harness's own connection keep a held session's rows, as
-// kilo_held_rows shows for a server and an ACP client and
-// opencode_tui_rows for opencode's TUI. kilo's TUI runs the same server in
-// its own process, but no script drives a kilo TUI turn into a held
-// session with rows to delete yet.
-const kiloCleanup = "kilo's reply recovery and revert cleanup delete rows before chat.message; the rows guard (temporary triggers) runs in the TUI's own server as in serve, but no TUI script yet has a held session with rows to delete"
 
 // clineNoVeto is why cline's history picker and in-app switches are not
 // guarded: nothing runs before cline rewrites the session it opens.
