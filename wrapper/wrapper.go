@@ -444,9 +444,10 @@ func (s *session) resolve(r *run) error {
 			return usagef("cannot name the session file before %s runs (%s) and --strict is set", plan.Harness, plan.Unknown)
 		}
 		unknown := "session file unknown before " + plan.Harness + " runs (" + plan.Unknown + ")"
-		if !o.NoCompanion && harness.Companion(plan) != "" {
-			// Its companion claims what the harness opens, or padrun says
-			// that it never greeted (greeting.go).
+		if plan.Mode == harness.ModeInteractive && !o.NoCompanion && harness.Companion(plan) != "" {
+			// A picker: its companion claims what the harness opens, or
+			// padrun says that it never greeted (greeting.go). A command
+			// line padrun cannot read stays a warning.
 			o.Log.Info().Str("harness", plan.Harness).Msg(unknown + ": its companion claims the session " + plan.Harness + " opens")
 		} else {
 			o.Log.Warn().Str("harness", plan.Harness).Msg(unknown + ": running with the registry record only")

@@ -74,7 +74,6 @@ var modeTable = map[string][]Guard{
 // What leaves droid's modes untested offline (docs/harnesses.md).
 const droidExecResume = "droid exec -s ID loads the session from Factory's API, which airgap mode refuses: untested offline"
 
-
 // clineNoVeto is why cline's history picker and in-app switches are not
 // guarded: nothing runs before cline rewrites the session it opens.
 const clineNoVeto = "cline's hooks cannot veto a turn and a plugin's beforeRun comes after the prompt is written"
