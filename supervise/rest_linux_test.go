@@ -2,9 +2,11 @@ package supervise
 
 import (
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +21,40 @@ import (
 func init() {
 	helpers["leave"] = func() { leaveGrandchild("hang") }
 	helpers["leave-ignoring-term"] = func() { leaveGrandchild("ignore-term") }
+	helpers["leave-finishing"] = leaveFinishing
+	helpers["until-eof"] = func() {
+		ready()
+		io.Copy(io.Discard, os.Stdin)     // until the child that started it is gone
+		time.Sleep(20 * time.Millisecond) // then finish its command (well within settle)
+	}
+}
+
+// leaveFinishing, a helper, starts a grandchild in a session of its own
+// that ends once this process is gone (its stdin is a pipe only this
+// process writes), as a git the harness started ends its command just
+// after the harness exits; it writes its pid to $GRANDCHILD and exits.
+func leaveFinishing() {
+	r, w, err := os.Pipe()
+	if err != nil {
+		os.Exit(2)
+	}
+	gready := os.Getenv("READY") + ".grandchild"
+	cmd := childtest.Command("until-eof")
+	cmd.Env = append(cmd.Env, "READY="+gready)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		os.Exit(2)
+	}
+	r.Close()
+	for {
+		if _, err := os.Stat(gready); err == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+	runtime.KeepAlive(w) // held open to the exit
 }
 
 // leaveGrandchild, a helper, starts helper mode as a grandchild in a
@@ -97,6 +133,18 @@ func TestEndRest_EndsWhatTheChildLeft(t *testing.T) {
 	}
 	if !alive(own.Process.Pid) {
 		t.Fatalf("padrun's own child %d was ended", own.Process.Pid)
+	}
+}
+
+// What ends on its own just after the child was not left running: nobody
+// is told of it and nothing is signalled.
+func TestEndRest_WhatFinishesIsNotLeft(t *testing.T) {
+	c, pid := leave(t, "leave-finishing", nil)
+	if left := c.EndRest(time.Hour, func(p []int) { t.Errorf("found %v, which ends on its own", p) }); len(left) > 0 {
+		t.Fatalf("survivors %v", left)
+	}
+	if alive(pid) {
+		t.Fatalf("pid %d still alive", pid)
 	}
 }
 

@@ -396,14 +396,22 @@ func (c *Child) Terminate() {
 // uninterruptible sleep dies only when its system call returns.
 const killWait = 2 * time.Second
 
+// settle is how long what the child left may take to end on its own (a
+// git the harness started, finishing its command as the harness exits):
+// what ends within it was not left running, and nobody is told of it.
+const settle = 250 * time.Millisecond
+
 // EndRest ends what the child left of its session once the child has been
-// reaped: TERM (and CONT, so that a stopped process can act on it) to every
-// process still there, then SIGKILL after grace. found, when set, is told
-// first which processes were left. It returns those that outlived it all,
-// and never waits longer than grace and killWait. A run that left nothing
-// costs one small read or one wait call.
+// reaped: what is still there after settle gets TERM (and CONT, so that a
+// stopped process can act on it), then SIGKILL after grace. found, when
+// set, is told first which processes were left. It returns those that
+// outlived it all, and never waits longer than settle, grace and killWait.
+// A run that left nothing costs one small read or one wait call.
 func (c *Child) EndRest(grace time.Duration, found func(pids []int)) (survivors []int) {
 	defer c.jobs.stop()
+	if c.waitRest(settle) { // first of all one look: most runs leave nothing
+		return nil
+	}
 	rest := c.rest()
 	if len(rest) == 0 {
 		return nil

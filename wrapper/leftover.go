@@ -40,10 +40,10 @@ func (s *session) lockFds() []uintptr {
 // itself and says why). Processes that outlive even that keep the
 // session file held: the markers stay (release keeps them) and the next run
 // refuses, naming them, until they are gone.
-func (s *session) endRest(child *supervise.Child) {
+func (s *session) endRest(child *supervise.Child, timedOut bool) {
 	left := child.EndRest(s.o.Grace, func(pids []int) {
 		msg := "the child left " + ident.Names(pids, 5) + " running: ending it (TERM, then KILL after the grace period)"
-		if s.stoppedWhy() != nil {
+		if timedOut || s.stoppedWhy() != nil {
 			// padrun ended the child (a refusal inside it, --timeout, a
 			// lost hold), and says why: the rest of its tree goes with it.
 			s.o.Log.Info().Ints("pids", pids).Msg(msg)

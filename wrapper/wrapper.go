@@ -550,7 +550,7 @@ func (s *session) supervise(child *supervise.Child, sigs <-chan os.Signal, stopW
 		s.etcd.lease.reaped = true // the fencing job runs on in endRest, on this goroutine
 	}
 	s.o.Log.Debug().Int("code", st.Code).Str("signal", signalName(st.Signal)).Bool("timed_out", st.TimedOut).Msg("child ended")
-	s.endRest(child)
+	s.endRest(child, st.TimedOut)
 	stopWatch()
 	s.greet.childEnded() // once the watch has judged every file the child wrote
 	s.mu.Lock()

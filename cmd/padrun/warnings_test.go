@@ -31,13 +31,9 @@ func (w warnings) Run(_ *zerolog.Event, level zerolog.Level, msg string) {
 	f.WriteString(strings.ReplaceAll(msg, "\n", " ") + "\n") // one write: lines of padruns at once stay whole
 }
 
-// countWarns turns the count on (-count-warnings). Off by default: two
-// fresh-clone runs with it on each failed once on a process a harness left
-// as a companion's refusal ended it ("the child left pid N (git) running",
-// claude_picker; "(tmux)", pi_picker_held), which padrun warns of because
-// the harness, not padrun, ended itself. It goes on by default once that
-// refusal counts as padrun's own end of the child.
-var countWarns = flag.Bool("count-warnings", false, "fail a harness script on a warning it does not declare with warns")
+// countWarns: the count is on unless -count-warnings=false (to see a
+// script's other failures first).
+var countWarns = flag.Bool("count-warnings", true, "fail a harness script on a warning it does not declare with warns")
 
 // allowed holds, by work folder, the warnings a script calls for (warns).
 var allowed sync.Map
