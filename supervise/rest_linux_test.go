@@ -139,6 +139,7 @@ func TestEndRest_EndsWhatTheChildLeft(t *testing.T) {
 // What ends on its own just after the child was not left running: nobody
 // is told of it and nothing is signalled.
 func TestEndRest_WhatFinishesIsNotLeft(t *testing.T) {
+	childtest.Env("until-eof") // the grandchild leave-finishing starts
 	c, pid := leave(t, "leave-finishing", nil)
 	if left := c.EndRest(time.Hour, func(p []int) { t.Errorf("found %v, which ends on its own", p) }); len(left) > 0 {
 		t.Fatalf("survivors %v", left)
