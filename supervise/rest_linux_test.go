@@ -19,9 +19,19 @@ import (
 )
 
 func init() {
-	helpers["leave"] = func() { leaveGrandchild("hang") }
-	helpers["leave-ignoring-term"] = func() { leaveGrandchild("ignore-term") }
-	helpers["leave-finishing"] = leaveFinishing
+	helpers["leave"] = func() { leaveGrandchild("hang", nil) }
+	helpers["leave-ignoring-term"] = func() { leaveGrandchild("ignore-term", nil) }
+	// A grandchild that ends once its parent is gone (its stdin is a pipe
+	// only the parent writes), as a git the harness started ends its
+	// command just after the harness exits.
+	helpers["leave-finishing"] = func() {
+		r, w, err := os.Pipe()
+		if err != nil {
+			os.Exit(2)
+		}
+		leaveGrandchild("until-eof", r)
+		runtime.KeepAlive(w) // held open to the exit
+	}
 	helpers["until-eof"] = func() {
 		ready()
 		io.Copy(io.Discard, os.Stdin)     // until the child that started it is gone
@@ -29,41 +39,16 @@ func init() {
 	}
 }
 
-// leaveFinishing, a helper, starts a grandchild in a session of its own
-// that ends once this process is gone (its stdin is a pipe only this
-// process writes), as a git the harness started ends its command just
-// after the harness exits; it writes its pid to $GRANDCHILD and exits.
-func leaveFinishing() {
-	r, w, err := os.Pipe()
-	if err != nil {
-		os.Exit(2)
-	}
-	gready := os.Getenv("READY") + ".grandchild"
-	cmd := childtest.Command("until-eof")
-	cmd.Env = append(cmd.Env, "READY="+gready)
-	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		os.Exit(2)
-	}
-	r.Close()
-	for {
-		if _, err := os.Stat(gready); err == nil {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	os.WriteFile(os.Getenv("GRANDCHILD"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
-	runtime.KeepAlive(w) // held open to the exit
-}
-
 // leaveGrandchild, a helper, starts helper mode as a grandchild in a
-// session of its own, writes its pid to $GRANDCHILD once it is ready, and
-// exits.
-func leaveGrandchild(mode string) {
+// session of its own, with stdin when set, writes its pid to $GRANDCHILD
+// once it is ready, and returns: the helper then exits.
+func leaveGrandchild(mode string, stdin *os.File) {
 	gready := os.Getenv("READY") + ".grandchild"
 	cmd := childtest.Command(mode)
 	cmd.Env = append(cmd.Env, "READY="+gready)
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		os.Exit(2)
