@@ -76,9 +76,7 @@ func (s *session) acquire(ctx context.Context, files []string) error {
 		if !errors.As(err, &held) {
 			return err
 		}
-		if s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
-			held.Kind = marker.HeldOuter // it outlives this run
-		}
+		s.markOuter(held)
 		if !held.Kind.Waitable() {
 			return err
 		}
@@ -112,6 +110,17 @@ func (s *session) acquire(ctx context.Context, files []string) error {
 		if err := sleep(ctx, pollEvery); err != nil && err != errWaitOver {
 			return err
 		}
+	}
+}
+
+// markOuter marks a refusal whose holder is the run's own outer session
+// (its PAD_SESSION_PID): that holder outlives this run, so waiting for it
+// cannot end the refusal. Every refusal of a take goes through it, whether
+// the file was known before the start or met only later (a harness that
+// continues a file that did not exist yet when the run began).
+func (s *session) markOuter(held *marker.HeldError) {
+	if s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
+		held.Kind = marker.HeldOuter
 	}
 }
 

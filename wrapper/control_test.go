@@ -149,6 +149,37 @@ func TestControl_ClaimHeld_Refused(t *testing.T) {
 	}
 }
 
+// A file met only once the child runs (claude -c inside a session whose
+// file its harness had not written yet when the nested run began) and held
+// by the run's own outer session is that session's: the refusal says so,
+// and waiting for it is no way out, as for a file known at the start.
+func TestControl_ClaimHeldByOuterSession_IsHeldOuter(t *testing.T) {
+	s, ctl := testSession(t, testControlDir(t))
+	s.parent = s.self.Pid // the outer session's padrun: PAD_SESSION_PID
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	outer := marker.New(s.self, "", uuid.NewString(), time.Now())
+	outer.Harness = "claude"
+	l, err := marker.TryAcquire(file, outer, s.self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	var kinds []marker.HeldKind
+	s.o.Refusal = func(err error) []string {
+		var held *marker.HeldError
+		if errors.As(err, &held) {
+			kinds = append(kinds, held.Kind)
+		}
+		return []string{"refused"}
+	}
+	if r := ask(t, ctl.path, control.Request{Op: "claim", File: file, Wait: true}); r.Result != "refused" {
+		t.Fatalf("claim of the outer session's file: %+v", r)
+	}
+	if len(kinds) != 1 || kinds[0] != marker.HeldOuter {
+		t.Errorf("refusal kinds %v, want [%v] (HeldOuter)", kinds, marker.HeldOuter)
+	}
+}
+
 func TestControl_BadRequests_AreErrors(t *testing.T) {
 	_, ctl := testSession(t, testControlDir(t))
 	for _, req := range []control.Request{{Op: "claim"}, {Op: "claim", File: "rel.jsonl"}, {Op: "unlock", File: "/x"}} {
