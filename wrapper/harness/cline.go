@@ -202,7 +202,7 @@ func cline(argv []string, env Env) Plan {
 		return p // cline refuses an unknown option; the others open no session
 	}
 	dir := clineSessions(a, env)
-	watch := Watch{Dir: dir, Depth: 1, Pattern: "*.messages.json"}
+	watch := Watch{Dir: dir, Depth: 1, Pattern: "*.messages.json", Record: "*.json"}
 	switch {
 	case a.command == "config" || a.command == "history" || a.command == "h":
 		if !env.StdinTTY {

@@ -78,3 +78,25 @@ func TestCline(t *testing.T) {
 		t.Errorf("piped stdin: mode %q, want print", p.Mode)
 	}
 }
+
+// cline's record of a session's writer is <id>.json beside
+// <id>.messages.json; neither a messages file nor a guard file is a record.
+func TestClineWatch_RecordBesideTheMessages(t *testing.T) {
+	w := cline([]string{"cline", "hello there"}, Env{Getenv: func(string) string { return "" }, Cwd: "/w", Home: "/h"}).Watch[0]
+	for _, c := range []struct{ name, record, session string }{
+		{"1796_ab.messages.json", "1796_ab.json", ""},
+		{"1796_ab.json", "", "1796_ab.messages.json"},
+		{".json", "", ""},
+		{"notes.txt", "", ""},
+	} {
+		if got := w.RecordOf(c.name); got != c.record {
+			t.Errorf("RecordOf(%q) = %q, want %q", c.name, got, c.record)
+		}
+		if got := w.SessionOf(c.name); got != c.session {
+			t.Errorf("SessionOf(%q) = %q, want %q", c.name, got, c.session)
+		}
+	}
+	if (Watch{Pattern: "*.jsonl"}).RecordOf("s.jsonl") != "" {
+		t.Error("a watch with no Record names a record")
+	}
+}

@@ -112,6 +112,47 @@ type Watch struct {
 	Dir     string
 	Depth   int
 	Pattern string
+	// Record, when set, names the harness's own record of each session's
+	// writer, beside its session file: Pattern's "*" stands for the same
+	// stem in both (cline: "*.json" beside "*.messages.json"). It is JSON
+	// with the writer's "pid". A harness that writes a session file whole
+	// and closes it at once leaves no open file to see its writer by; its
+	// record still names it.
+	Record string
+}
+
+// RecordOf is the name of the record of the session file named name, or
+// "" when the watch keeps none or name is no session file of it.
+func (w Watch) RecordOf(name string) string {
+	stem, ok := cutStar(w.Pattern, name)
+	if w.Record == "" || !ok {
+		return ""
+	}
+	return strings.Replace(w.Record, "*", stem, 1)
+}
+
+// SessionOf is the name of the session file whose record is named name,
+// or "" when name is no record of the watch's (a session file's name is
+// none, though "*.json" matches it too).
+func (w Watch) SessionOf(name string) string {
+	if _, isSession := cutStar(w.Pattern, name); isSession || w.Record == "" {
+		return ""
+	}
+	stem, ok := cutStar(w.Record, name)
+	if !ok {
+		return ""
+	}
+	return strings.Replace(w.Pattern, "*", stem, 1)
+}
+
+// cutStar is the part of name that the "*" of pattern (one "*" and no
+// other wildcard) stands for, and whether name matches it.
+func cutStar(pattern, name string) (string, bool) {
+	prefix, suffix, ok := strings.Cut(pattern, "*")
+	if !ok || len(name) <= len(prefix)+len(suffix) || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
+		return "", false
+	}
+	return name[len(prefix) : len(name)-len(suffix)], true
 }
 
 // Env is what an adapter may read of the child's environment.

@@ -65,7 +65,7 @@ var modeTable = map[string][]Guard{
 		guarded(ModeTUIStart, "kilo_tui_rows"), guarded(ModeInAppSwap, "kilo_tui_rows"), guarded(ModeServer, "kilo_held_rows")},
 	"droid": {guarded(ModePrintRun, "droid_tui"), unknown(ModeJSONOut, droidExecResume), unknown(ModeRPCOrACP, droidExecResume),
 		guarded(ModeTUIStart, "droid_tui"), guarded(ModePicker, "droid_switch"), guarded(ModeInAppSwap, "droid_switch")},
-	"cline": {unknown(ModePrintRun, clineNewSession), unknown(ModeJSONOut, clineNewSession),
+	"cline": {guarded(ModePrintRun, "cline_print"), guarded(ModeJSONOut, "cline_print"),
 		unknown(ModeRPCOrACP, "an ACP client's session/load names the session after the start, and cline runs no hook that can refuse it"),
 		guarded(ModeTUIStart, "cline_tui"), unknown(ModePicker, clineNoVeto), unknown(ModeInAppSwap, clineNoVeto),
 		unknown(ModeServer, "--zen and the hub daemon: the daemon writes the session and goes on after the run")},
@@ -77,10 +77,6 @@ const droidExecResume = "droid exec -s ID loads the session from Factory's API, 
 // clineNoVeto is why cline's history picker and in-app switches are not
 // guarded: nothing runs before cline rewrites the session it opens.
 const clineNoVeto = "cline's hooks cannot veto a turn and a plugin's beforeRun comes after the prompt is written"
-
-// clineNewSession is why a one-shot run's new session is not guarded: its
-// files are written before the watch of its new folder sees a writer.
-const clineNewSession = "a new session's files are written within milliseconds of its folder, before padrun sees their writer: not claimed while the run waits for the model"
 
 // Modes lists how each mode of the harness name is guarded, for padrun
 // doctor and docs/harnesses.md (TestModes_Documented keeps the table

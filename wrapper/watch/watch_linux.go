@@ -3,6 +3,7 @@ package watch
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/wrapper/harness"
 	"github.com/padrun/padrun/wrapper/retire"
 )
@@ -177,7 +179,7 @@ func (w *watcher) rescanDir(d watched, now time.Time) {
 		case e.isDir && (!old || w.watching[path]):
 			w.rescanDir(watched{d.w, path, d.level + 1}, now)
 		case !e.isDir && !old:
-			w.judge(path, true)
+			w.judge(path, d.w, true)
 		}
 	}
 }
@@ -233,7 +235,14 @@ func (w *watcher) readInotify(buf []byte) {
 func (w *watcher) event(ev *unix.InotifyEvent, name string) {
 	d, ok := w.dirs[int(ev.Wd)]
 	isDir := ev.Mask&unix.IN_ISDIR != 0
-	if !ok || name == "" || !d.matches(name, isDir) {
+	if !ok || name == "" {
+		return
+	}
+	if session := d.recordOf(name, isDir); session != "" {
+		w.judge(filepath.Join(d.dir, session), d.w, false) // its writer's record may prove it now
+		return
+	}
+	if !d.matches(name, isDir) {
 		return
 	}
 	path := filepath.Join(d.dir, name)
@@ -244,9 +253,9 @@ func (w *watcher) event(ev *unix.InotifyEvent, name string) {
 			w.found(watched{d.w, path, d.level + 1})
 		}
 	case ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
-		w.judge(path, true)
+		w.judge(path, d.w, true)
 	default:
-		w.judge(path, false)
+		w.judge(path, d.w, false)
 		w.ev.Wrote(path)
 	}
 }
@@ -345,16 +354,16 @@ func (w *watcher) found(d watched) {
 			if de.IsDir() {
 				w.found(watched{d.w, filepath.Join(d.dir, de.Name()), d.level + 1})
 			} else {
-				w.judge(filepath.Join(d.dir, de.Name()), true)
+				w.judge(filepath.Join(d.dir, de.Name()), d.w, true)
 			}
 		}
 	}
 }
 
-// judge decides whose a session file is: a new one (created) becomes
-// pending until a writer is known; a pending one is judged again on each
-// write.
-func (w *watcher) judge(path string, created bool) {
+// judge decides whose a session file of ww is: a new one (created)
+// becomes pending until a writer is known; a pending one is judged again
+// on each write, to it or to its writer's record.
+func (w *watcher) judge(path string, ww harness.Watch, created bool) {
 	k, ok := keyOf(path)
 	if !ok || w.decided[k] {
 		return
@@ -370,11 +379,49 @@ func (w *watcher) judge(path string, created bool) {
 			m = inside
 		case foreign && !ours:
 			m = outside
-		default:
-			return // not known yet
+		case !ours:
+			m = w.recorded(path, ww)
 		}
 	}
+	if m == gone {
+		return // not known yet
+	}
 	w.decide(k, m)
+}
+
+// recordMax bounds a writer's record that padrun reads: cline's holds the
+// first prompt.
+const recordMax = 4 << 20
+
+// recorded judges a session file by its harness's record of its writer
+// (harness.Watch.Record), which only that user or root may have written:
+// gone when there is no such record, or its writer is gone.
+func (w *watcher) recorded(path string, ww harness.Watch) membership {
+	name := ww.RecordOf(filepath.Base(path))
+	if name == "" {
+		return gone
+	}
+	b, err := safefile.ReadTrusted(filepath.Join(filepath.Dir(path), name), recordMax)
+	if err != nil {
+		return gone
+	}
+	var r struct {
+		Pid int `json:"pid"`
+	}
+	if json.Unmarshal(b, &r) != nil || r.Pid <= 0 {
+		return gone
+	}
+	return w.member(r.Pid)
+}
+
+// member is inTree for the run's root, where the child itself, exited
+// since, is still inside: nothing else has its pid yet.
+func (w *watcher) member(pid int) membership {
+	m := inTree(pid, w.root)
+	if m == gone && int64(pid) == w.child.Load() {
+		m = inside
+	}
+	return m
 }
 
 func (w *watcher) decide(k fileKey, m membership) {
@@ -397,10 +444,7 @@ func (w *watcher) wrote(pid int, k fileKey) {
 	if _, ok := w.seen[k]; ok {
 		return
 	}
-	m := inTree(pid, w.root)
-	if m == gone && int64(pid) == w.child.Load() {
-		m = inside // the child itself, exited since: nothing else has its pid yet
-	}
+	m := w.member(pid)
 	if m == gone {
 		return // unknown: another write may tell
 	}
@@ -421,6 +465,16 @@ type watched struct {
 	w     harness.Watch
 	dir   string
 	level int
+}
+
+// recordOf is the name of the session file of which name, in this
+// folder, is the writer's record (harness.Watch.Record); "" when it is
+// none.
+func (d watched) recordOf(name string, isDir bool) string {
+	if isDir || d.level != d.w.Depth || marker.IsGuardFile(name) {
+		return ""
+	}
+	return d.w.SessionOf(name)
 }
 
 // matches reports whether a new name in this folder is a session file (at
