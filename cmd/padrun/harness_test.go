@@ -294,7 +294,8 @@ func cmdKeysuntilGrep(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	}
-	ts.Fatalf("no line of %s matched %s within 2m0s of sending %s", args[3], args[4], args[2])
+	pane, _ := exec.Command("tmux", "-S", ts.MkAbs(args[0]), "capture-pane", "-p", "-t", args[1]).Output()
+	ts.Fatalf("no line of %s matched %s within 2m0s of sending %s; pane %s shows:\n%s", args[3], args[4], args[2], args[1], pane)
 }
 
 // forks FILE N checks that a pi session file's tree has N forks: entries
