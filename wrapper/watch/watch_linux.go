@@ -238,7 +238,7 @@ func (w *watcher) event(ev *unix.InotifyEvent, name string) {
 	if !ok || name == "" {
 		return
 	}
-	if session := d.recordOf(name, isDir); session != "" {
+	if session := d.sessionOf(name, isDir); session != "" {
 		w.judge(filepath.Join(d.dir, session), d.w, false) // its writer's record may prove it now
 		return
 	}
@@ -467,10 +467,10 @@ type watched struct {
 	level int
 }
 
-// recordOf is the name of the session file of which name, in this
+// sessionOf is the name of the session file of which name, in this
 // folder, is the writer's record (harness.Watch.Record); "" when it is
 // none.
-func (d watched) recordOf(name string, isDir bool) string {
+func (d watched) sessionOf(name string, isDir bool) string {
 	if isDir || d.level != d.w.Depth || marker.IsGuardFile(name) {
 		return ""
 	}
