@@ -72,11 +72,11 @@ func (s *session) acquire(ctx context.Context, files []string) error {
 		if err == nil {
 			err = s.takeEtcd(outer)
 		}
+		s.markOuter(err)
 		var held *marker.HeldError
 		if !errors.As(err, &held) {
 			return err
 		}
-		s.markOuter(held)
 		if !held.Kind.Waitable() {
 			return err
 		}
@@ -113,13 +113,14 @@ func (s *session) acquire(ctx context.Context, files []string) error {
 	}
 }
 
-// markOuter marks a refusal whose holder is the run's own outer session
-// (its PAD_SESSION_PID): that holder outlives this run, so waiting for it
-// cannot end the refusal. Every refusal of a take goes through it, whether
+// markOuter marks err, when it is a refusal whose holder is the run's own
+// outer session (its PAD_SESSION_PID): that holder outlives this run, so
+// waiting for it cannot end the refusal. Every refusal of a take goes through it, whether
 // the file was known before the start or met only later (a harness that
 // continues a file that did not exist yet when the run began).
-func (s *session) markOuter(held *marker.HeldError) {
-	if s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
+func (s *session) markOuter(err error) {
+	var held *marker.HeldError
+	if errors.As(err, &held) && s.parent > 0 && held.Holder != nil && held.Holder.Pid == s.parent {
 		held.Kind = marker.HeldOuter
 	}
 }

@@ -90,10 +90,8 @@ func (s *session) take(file, sessionID string) error {
 	m.Nonce = uuid.NewString()
 	m.SessionID = sessionID
 	l, err := marker.TryAcquire(file, m, s.self)
-	if held := (*marker.HeldError)(nil); errors.As(err, &held) {
-		s.markOuter(held)
-	}
 	if err != nil {
+		s.markOuter(err)
 		return err
 	}
 	err = s.inUse.held(file)

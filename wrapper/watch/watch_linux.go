@@ -379,7 +379,7 @@ func (w *watcher) judge(path string, ww harness.Watch, created bool) {
 			m = inside
 		case foreign && !ours:
 			m = outside
-		case !ours:
+		case !ours && !foreign: // no writer seen: its record may name it
 			m = w.recorded(path, ww)
 		}
 	}
