@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -151,7 +150,7 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 			return err
 		}
 		s.warnFS(l)
-		s.locks = append(s.locks, l)
+		s.add(l) // no child yet: its marker gets it later
 		if err := s.inUse.held(f); err != nil {
 			s.release()
 			return err
@@ -162,7 +161,7 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 		}
 	}
 	// In the order of files, whichever was waited for: the record lists them so.
-	slices.SortFunc(s.locks, func(a, b *marker.Hold) int { return strings.Compare(a.File, b.File) })
+	s.sort()
 	return nil
 }
 

@@ -109,10 +109,7 @@ func (s *session) recheck() []string {
 	for _, n := range slices.Clone(s.names) {
 		s.followName(n)
 	}
-	var paths []string
-	for _, l := range s.locks {
-		paths = append(paths, l.File)
-	}
+	paths := s.files()
 	wd, _ := workingDir() // Best effort: a relative name is then not watched.
 	for _, n := range s.names {
 		if !filepath.IsAbs(n) && wd != "" {
@@ -199,15 +196,10 @@ func (s *session) refuseMove(file string, err error, what string) {
 
 // forget drops l, whose lock file is gone, but keeps following its name.
 func (s *session) forget(l *marker.Hold) {
-	s.locks = slices.DeleteFunc(s.locks, func(k *marker.Hold) bool { return k == l })
+	s.remove(l)
 	if err := l.Release(); err != nil {
 		s.o.Log.Warn().Err(err).Msg("release")
 	}
-}
-
-// heldLocked is holds for a caller that holds s.mu.
-func (s *session) heldLocked(file string) bool {
-	return slices.ContainsFunc(s.locks, func(l *marker.Hold) bool { return l.File == file })
 }
 
 // followNames are the names the run guards, to be resolved again at each

@@ -169,12 +169,12 @@ func (s *session) watchInUse(r *run) (stop func()) {
 	n := startInUseNotify(func(string) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.inUse.learn(s.heldFiles())
+		s.inUse.learn(s.files())
 	}, func() {
 		s.watchOverflowed("the watch for the harness's in-use locks", "read again the in-use locks beside every held file")
 	})
 	s.mu.Lock() // the folder watch may claim a new file meanwhile
-	s.inUse.setNotify(n, s.heldFiles())
+	s.inUse.setNotify(n, s.files())
 	s.mu.Unlock()
 	next, files := inUseFirst, -1
 	s.inUseWatch = &supervise.Job{Run: func(time.Time) time.Duration {
@@ -185,20 +185,11 @@ func (s *session) watchInUse(r *run) (stop func()) {
 		if len(s.locks) != files {
 			files, next = len(s.locks), inUseFirst // a new session: look again soon
 		}
-		s.inUse.learn(s.heldFiles())
+		s.inUse.learn(s.files())
 		next = min(2*next, inUseEvery)
 		return next
 	}}
 	return n.stop
-}
-
-// heldFiles are the files the run holds. The caller holds s.mu.
-func (s *session) heldFiles() []string {
-	files := make([]string, 0, len(s.locks))
-	for _, l := range s.locks {
-		files = append(files, l.File)
-	}
-	return files
 }
 
 // remove removes the in-use locks the run's tree wrote whose writer is

@@ -56,10 +56,7 @@ func (s *session) endRest(child *supervise.Child, timedOut bool) {
 	}
 	s.mu.Lock()
 	s.left = left
-	var files []string
-	for _, l := range s.locks {
-		files = append(files, l.File)
-	}
+	files := s.files()
 	s.mu.Unlock()
 	fmt.Fprintf(s.o.Stderr, "padrun: %s of the session outlived SIGKILL: its session files stay held until it is gone\n", ident.Names(left, 5))
 	if len(files) > 0 {

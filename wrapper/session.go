@@ -1,10 +1,8 @@
 package wrapper
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -79,12 +77,10 @@ func (s *session) take(file, sessionID string) error {
 	if s.rec == nil {
 		return errors.New("wrapper: the session has ended")
 	}
-	for _, l := range s.locks {
-		if l.File == file {
-			s.learnID(l, sessionID)
-			s.learnEtcd(file, sessionID)
-			return nil
-		}
+	if l := s.holdOf(file); l != nil {
+		s.learnID(l, sessionID)
+		s.learnEtcd(file, sessionID)
+		return nil
 	}
 	m := s.proto
 	m.Nonce = uuid.NewString()
@@ -107,13 +103,10 @@ func (s *session) take(file, sessionID string) error {
 		}
 		return err
 	}
-	if c := s.child; c.pid > 0 {
-		if err := l.SetChild(c.pid, c.token, c.pgid, c.sid); err != nil {
-			s.o.Log.Warn().Err(err).Msg("record child in marker")
-		}
+	if err := s.add(l); err != nil {
+		s.o.Log.Warn().Err(err).Msg("record child in marker")
 	}
 	s.warnFS(l)
-	s.locks = append(s.locks, l)
 	s.inUse.watchDir(file)
 	if !slices.Contains(s.names, file) {
 		s.names = append(s.names, file)
@@ -185,39 +178,30 @@ func (s *session) learnHeaderLocked(file string) {
 	if s.rec == nil || s.rec.SessionID != "" {
 		return
 	}
-	if i := slices.IndexFunc(s.locks, func(l *marker.Hold) bool { return l.File == file }); i >= 0 {
-		s.learnID(s.locks[i], harness.HeaderID(file))
+	if l := s.holdOf(file); l != nil {
+		s.learnID(l, harness.HeaderID(file))
 	}
 }
 
 // drop releases a file the harness has left, when this session holds it.
 // The caller holds s.mu, and releases it with unlock.
 func (s *session) drop(file string) error {
-	i := slices.IndexFunc(s.locks, func(l *marker.Hold) bool { return l.File == file })
-	if i < 0 || s.rec == nil {
+	l := s.holdOf(file)
+	if l == nil || s.rec == nil {
 		return nil
 	}
-	l := s.locks[i]
-	s.locks = slices.Delete(s.locks, i, i+1)
+	s.remove(l)
 	s.unfollow(file)
 	s.dropEtcd(file)
 	return l.Release()
 }
 
-// release drops every lock taken, removing our markers; while processes
-// of the session outlive padrun, the markers stay, so that the next run's
-// orphan check finds them.
+// release drops every lock taken, removing our markers, but those that
+// processes outliving padrun keep (heldSet.releaseAll).
 func (s *session) release() {
-	for i := len(s.locks) - 1; i >= 0; i-- {
-		release := s.locks[i].Release
-		if len(s.left) > 0 {
-			release = s.locks[i].Keep
-		}
-		if err := release(); err != nil {
-			s.o.Log.Warn().Err(err).Msg("release")
-		}
+	for _, err := range s.releaseAll() {
+		s.o.Log.Warn().Err(err).Msg("release")
 	}
-	s.locks = nil
 }
 
 // cleanup undoes the run: markers and locks, the session's cgroup, then the
@@ -231,8 +215,7 @@ func (s *session) cleanup() {
 	}
 	s.inUse.remove() // while the files are held: no other run takes them meanwhile
 	s.release()
-	rec := s.rec
-	s.rec = nil // the session has ended: nothing takes a file or changes the record now
+	rec := s.end() // the session has ended: nothing takes a file or changes the record now
 	s.mu.Unlock()
 	s.releaseEtcd()
 	s.removeRecord(rec)
@@ -285,13 +268,9 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 			s.o.Log.Debug().Err(err).Int("child_pid", c.pid).Msg("child start token")
 		}
 		if s.rec != nil { // else cleaned up already
-			s.rec.Padrun.ChildPid, s.rec.Padrun.ChildProcStart = c.pid, ident.Token(token)
 			c.token = token
-			s.child = c
-			for _, l := range s.locks {
-				if err := l.SetChild(c.pid, token, c.pgid, c.sid); err != nil {
-					s.o.Log.Warn().Err(err).Msg("record child in marker")
-				}
+			for _, err := range s.setChild(c) {
+				s.o.Log.Warn().Err(err).Msg("record child in marker")
 			}
 			s.derive()
 		}
@@ -327,42 +306,10 @@ func (s *session) writeChild(c childInfo, now time.Time, w *childWrite) time.Dur
 	return 0
 }
 
-// derive makes the record from s.rec and the held set, under s.mu, and
-// returns it when it says something the last one did not; else nil.
-func (s *session) derive() *recordWrite {
-	if s.rec == nil {
-		return nil
-	}
-	rec := *s.rec
-	p := *rec.Padrun
-	// Empty lists, not null: pad reads both as lists.
-	p.SessionFiles, p.Markers = make([]string, 0, len(s.locks)), make([]string, 0, len(s.locks))
-	for _, l := range s.locks {
-		p.SessionFiles = append(p.SessionFiles, l.File)
-		p.Markers = append(p.Markers, marker.Path(l.File))
-	}
-	rec.Padrun = &p
-	if s.latest != nil && reflect.DeepEqual(&rec, s.latest.rec) {
-		return nil
-	}
-	w := &recordWrite{gen: 1, rec: &rec}
-	if s.latest != nil {
-		w.gen = s.latest.gen + 1
-	}
-	s.latest = w
-	return w
-}
-
-// unlock releases s.mu, then writes the record when the state changed
-// under it: the write may wait for the registry's lock, and nothing waits
-// for s.mu meanwhile.
+// unlock releases s.mu, then writes the record when the held set changed
+// under it (heldSet.commit).
 func (s *session) unlock() {
-	w := s.derive()
-	s.mu.Unlock()
-	if w == nil {
-		return
-	}
-	if err := s.records.write(context.Background(), s.reg, w); err != nil {
+	if err := s.commit(s.reg); err != nil {
 		s.o.Log.Warn().Err(err).Msg("record the session's files")
 	}
 }

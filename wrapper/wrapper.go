@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 
@@ -132,9 +131,10 @@ type Result struct {
 
 // session is one run's state, for cleanup. What is set before the child
 // starts (o, self, proto, reg, parent, ctlDone, queued, cg, guards, etcd's
-// client and the jobs) is read unlocked after; the rest is guarded by mu,
-// or by the lock of the part that has its own (records, childStop,
-// overflow, greet, inUse, etcd.lease), taken under mu, never the reverse.
+// client and the jobs) is read unlocked after. The held set has its lock
+// (held.go); what is decided with it is guarded by that lock too, and the
+// parts that have a lock of their own (childStop, overflow, greet, inUse,
+// etcd.lease, the record writer) are taken under it, never the reverse.
 type session struct {
 	o     Options
 	self  ident.Self
@@ -147,30 +147,17 @@ type session struct {
 	ctlDone <-chan struct{}
 	// queued, when set, records that the run waits for a file (--wait).
 	queued func(file string)
-
-	// mu guards the held set and what is decided with it, which the control
-	// handlers, the folder watch, the follower, the leases and the
-	// supervisor's jobs change: locks, rec, latest, child, left, warnedFS,
-	// names, follower, current, picker, inUseClaimed, and etcd's keys and
-	// hold (not its lease). It is never held while waiting for another
-	// local process (etcd's Add of a key claimed is bounded): what changes
-	// the record is written once mu is released (unlock).
-	mu sync.Mutex
-	// locks is the held set, the one list of the files this run holds: the
-	// record's session files and markers are derived from it.
-	locks []*marker.Hold
-	// rec is the record but its session files and markers, nil without one
-	// or once the run has ended; latest is the record last derived from it
-	// and locks (derive).
-	rec    *registry.Record
-	latest *recordWrite
 	cg     *cgroup.Session // the session's cgroup, where padrun could make one
-	child  childInfo       // what the markers record of the child
-	left   []int           // processes of the session that outlived padrun's end of it
 
-	// records writes the record, once mu is released, in the order of its
-	// gens (record.go), under a lock of its own.
-	records recordWriter
+	// heldSet is the files this run holds and the record derived from
+	// them. Its lock, s.mu, also guards what the control handlers, the
+	// folder watch, the follower, the leases and the supervisor's jobs
+	// decide with it: warnedFS, names, follower, current, picker,
+	// inUseClaimed, and etcd's keys and hold (not its lease). It is never
+	// held while waiting for another local process (etcd's Add of a key
+	// claimed is bounded): the record is written once it is released
+	// (unlock).
+	heldSet
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
 
