@@ -18,8 +18,8 @@ import (
 var rounds = flag.Int("rounds", 10, "runs of each command in the side-by-side benchmarks")
 
 // baseline is another padrun binary for BenchmarkOverhead to run beside
-// this one, built CGO_ENABLED=0 too: a change measured in one run.
-var baseline = flag.String("baseline", "", "another padrun binary that BenchmarkOverhead runs beside this one")
+// this one, built CGO_ENABLED=0 too, in -previous's place.
+var baseline = flag.String("baseline", "", "another padrun binary that BenchmarkOverhead runs beside this one, instead of -previous's")
 
 // buildPadrun builds the real binary, as users run it, once per benchmark.
 func buildPadrun(b testing.TB) string { return buildHere(b, "padrun", ".") }
@@ -167,46 +167,110 @@ func buildGo(b *testing.B, name, source string) string {
 	return out
 }
 
-// BenchmarkOverhead measures padrun's own cost: `padrun --guard F --
-// /bin/true` against a direct /bin/true, `flock L /bin/true`, the Go floor
-// (a bare Go program that flocks, writes a marker and fork/execs), and that
-// floor linked with padrun's libraries (testdata/libfloor), then also
-// registering the signals padrun handles: what padrun does beyond is the
-// last two rows' difference. --no-nested-guard's row is padrun without its
-// folder of harness entries (docs/spec.md §7): the folder's cost is the
-// difference from the last row.
+// BenchmarkOverhead measures padrun's own cost, `padrun --guard F --
+// /bin/true`, for a new session file (F does not exist, as for every new
+// session) and an existing one, against a direct /bin/true, `flock L
+// /bin/true`, the Go floor (a bare Go program that flocks, writes a marker
+// and fork/execs), that floor linked with padrun's libraries
+// (testdata/libfloor) and registering the signals padrun handles too, and
+// the previous binary (-previous, built from git, or -baseline) for each
+// file: all in one alternating loop. --no-nested-guard's row is padrun
+// without its folder of harness entries (docs/spec.md §7): the folder's
+// cost is its difference from the new file's row.
 // go test -run '^$' -bench Overhead -benchtime 1x -args -rounds=300
 func BenchmarkOverhead(b *testing.B) {
 	padrun, floor := buildPadrun(b), buildGo(b, "floor", floorSource)
 	libfloor := buildHere(b, "libfloor", "./testdata/libfloor")
+	previous := previousPadrun(b)
 	work := b.TempDir()
 	env := append(os.Environ(), "PADRUN_REGISTRY_DIR="+filepath.Join(work, "reg"))
-	cmds := [][]string{
-		{"/bin/true"},
-		{"flock", filepath.Join(work, "L"), "/bin/true"},
-		{floor, filepath.Join(work, "G"), "/bin/true"},
-		{libfloor, filepath.Join(work, "H"), "/bin/true"},
-		{libfloor, "-signals", filepath.Join(work, "S"), "/bin/true"},
-		{padrun, "--no-nested-guard", "--guard", filepath.Join(work, "N"), "--", "/bin/true"},
-		{padrun, "--guard", filepath.Join(work, "F"), "--", "/bin/true"},
+	in := func(name string) string { return filepath.Join(work, name) }
+	for _, f := range []string{"E", "PE"} { // the existing session files
+		if err := os.WriteFile(in(f), []byte("{}\n"), 0o600); err != nil {
+			b.Fatal(err)
+		}
 	}
-	names := []string{"/bin/true", "flock L /bin/true", "Go floor", "+ padrun's libraries", "+ libraries and signals",
-		"padrun --no-nested-guard", "padrun --guard F -- true"}
-	if *baseline != "" {
-		cmds = slices.Insert(cmds, 5, []string{*baseline, "--guard", filepath.Join(work, "B"), "--", "/bin/true"})
-		names = slices.Insert(names, 5, "baseline padrun")
+	type row struct {
+		name string
+		argv []string
 	}
+	rows := []row{
+		{"/bin/true", []string{"/bin/true"}},
+		{"flock L /bin/true", []string{"flock", in("L"), "/bin/true"}},
+		{"Go floor", []string{floor, in("G"), "/bin/true"}},
+		{"+ padrun's libraries", []string{libfloor, in("H"), "/bin/true"}},
+		{"+ libraries and signals", []string{libfloor, "-signals", in("S"), "/bin/true"}},
+		{"padrun --no-nested-guard", []string{padrun, "--no-nested-guard", "--guard", in("X"), "--", "/bin/true"}},
+		{"padrun, new file", []string{padrun, "--guard", in("N"), "--", "/bin/true"}},
+		{"padrun, existing file", []string{padrun, "--guard", in("E"), "--", "/bin/true"}},
+	}
+	if previous != "" {
+		rows = append(rows, row{"previous, new file", []string{previous, "--guard", in("PN"), "--", "/bin/true"}},
+			row{"previous, existing file", []string{previous, "--guard", in("PE"), "--", "/bin/true"}})
+	}
+	names, cmds := make([]string, len(rows)), make([][]string, len(rows))
+	for i, r := range rows {
+		names[i], cmds[i] = r.name, r.argv
+	}
+	wall := func(s [][]sample, name string) float64 { return float64(median(s[slices.Index(names, name)], wallOf)) }
 	for i := 0; i < b.N; i++ {
 		s := alternate(b, env, work, cmds...)
 		report(b, names, s)
-		flock, floor, libs := float64(median(s[1], wallOf)), float64(median(s[2], wallOf)), float64(median(s[4], wallOf))
+		flock, floor, libs := wall(s, "flock L /bin/true"), wall(s, "Go floor"), wall(s, "+ libraries and signals")
 		fmt.Printf("libraries and signals: %.2fx flock(1), %.2fx the Go floor\n", libs/flock, libs/floor)
-		for j := 5; j < len(s); j++ {
-			w := float64(median(s[j], wallOf))
-			fmt.Printf("%s: %.2fx flock(1), %.2fx the Go floor, %.2fx the floor with libraries and signals\n",
-				names[j], w/flock, w/floor, w/libs)
+		for _, kind := range []string{"new file", "existing file"} {
+			w := wall(s, "padrun, "+kind)
+			line := fmt.Sprintf("padrun, %s: %.2fx flock(1), %.2fx the Go floor (goal 1.4), %.2fx the floor with libraries and signals", kind, w/flock, w/floor, w/libs)
+			b.ReportMetric(w/floor, strings.ReplaceAll(kind, " file", "")+"/floor")
+			if previous != "" {
+				p := wall(s, "previous, "+kind)
+				line += fmt.Sprintf(", %.2fx the previous binary (goal 1.0)", w/p)
+				b.ReportMetric(w/p, strings.ReplaceAll(kind, " file", "")+"/previous")
+			}
+			fmt.Println(line)
 		}
 	}
+}
+
+// previous is the revision whose binary BenchmarkOverhead runs beside
+// this one: by default the one before the rename follower (f27d41e), whose
+// start-up the follower's cost is measured against.
+var previous = flag.String("previous", "f27d41e", "a git revision whose padrun BenchmarkOverhead builds and runs beside this one; empty: none")
+
+// previousPadrun is -baseline, or else -previous's padrun built from git,
+// static like this one; "" with neither.
+func previousPadrun(b *testing.B) string {
+	b.Helper()
+	if *baseline != "" {
+		return *baseline
+	}
+	if *previous == "" {
+		return ""
+	}
+	src := b.TempDir()
+	archive := exec.Command("git", "archive", *previous)
+	untar := exec.Command("tar", "-x", "-C", src)
+	var err error
+	if untar.Stdin, err = archive.StdoutPipe(); err != nil {
+		b.Fatal(err)
+	}
+	archive.Stderr, untar.Stderr = os.Stderr, os.Stderr
+	if err := untar.Start(); err != nil {
+		b.Fatal(err)
+	}
+	if err := archive.Run(); err != nil {
+		b.Fatalf("git archive %s: %v (set -previous to a revision of this clone, or to empty)", *previous, err)
+	}
+	if err := untar.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(b.TempDir(), "padrun-previous")
+	build := exec.Command("go", "build", "-o", out, "./cmd/padrun")
+	build.Dir, build.Env, build.Stderr = src, append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false"), os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("go build of %s: %v", *previous, err)
+	}
+	return out
 }
 
 // BenchmarkPtyThroughput measures `padrun --pty -- cat FILE` against
