@@ -250,6 +250,7 @@ func previousPadrun(b *testing.B) string {
 	src := b.TempDir()
 	archive := exec.Command("git", "archive", *previous)
 	untar := exec.Command("tar", "-x", "-C", src)
+	archive.Dir = "../.." // the module's root: from here git archives this folder alone
 	var err error
 	if untar.Stdin, err = archive.StdoutPipe(); err != nil {
 		b.Fatal(err)
