@@ -2,8 +2,6 @@ package wrapper
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -25,15 +23,10 @@ func testRecords(t *testing.T) (*registry.Registry, func(gen uint64, agent strin
 			Agent: agent, Cwd: "/", RegisteredAt: "2026-01-01T00:00:00Z", Padrun: &registry.Padrun{Harness: "pi"}}}
 	}
 	written := func() string {
-		b, err := os.ReadFile(reg.Path(self.Pid))
-		if os.IsNotExist(err) {
-			return ""
+		if rec := written(t, reg); rec != nil {
+			return rec.Agent
 		}
-		var rec registry.Record
-		if err != nil || json.Unmarshal(b, &rec) != nil {
-			t.Fatalf("record: %v %s", err, b)
-		}
-		return rec.Agent
+		return ""
 	}
 	return reg, mk, written
 }

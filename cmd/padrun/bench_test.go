@@ -201,13 +201,14 @@ func BenchmarkOverhead(b *testing.B) {
 		{"+ padrun's libraries", []string{libfloor, in("H"), "/bin/true"}},
 		{"+ libraries and signals", []string{libfloor, "-signals", in("S"), "/bin/true"}},
 		{"padrun --no-nested-guard", []string{padrun, "--no-nested-guard", "--guard", in("X"), "--", "/bin/true"}},
-		{"padrun, new file", []string{padrun, "--guard", in("N"), "--", "/bin/true"}},
-		{"padrun, existing file", []string{padrun, "--guard", in("E"), "--", "/bin/true"}},
 	}
 	if previous != "" {
 		rows = append(rows, row{"previous, new file", []string{previous, "--guard", in("PN"), "--", "/bin/true"}},
 			row{"previous, existing file", []string{previous, "--guard", in("PE"), "--", "/bin/true"}})
 	}
+	// padrun's rows last: report's metrics are the last row's.
+	rows = append(rows, row{"padrun, new file", []string{padrun, "--guard", in("N"), "--", "/bin/true"}},
+		row{"padrun, existing file", []string{padrun, "--guard", in("E"), "--", "/bin/true"}})
 	names, cmds := make([]string, len(rows)), make([][]string, len(rows))
 	for i, r := range rows {
 		names[i], cmds[i] = r.name, r.argv
@@ -248,21 +249,15 @@ func previousPadrun(b *testing.B) string {
 		return ""
 	}
 	src := b.TempDir()
-	archive := exec.Command("git", "archive", *previous)
-	untar := exec.Command("tar", "-x", "-C", src)
-	archive.Dir = "../.." // the module's root: from here git archives this folder alone
-	var err error
-	if untar.Stdin, err = archive.StdoutPipe(); err != nil {
-		b.Fatal(err)
-	}
-	archive.Stderr, untar.Stderr = os.Stderr, os.Stderr
-	if err := untar.Start(); err != nil {
-		b.Fatal(err)
-	}
+	tar := filepath.Join(b.TempDir(), "previous.tar")
+	archive := exec.Command("git", "archive", "--output", tar, *previous)
+	archive.Dir, archive.Stderr = "../..", os.Stderr // the module's root: from here git archives this folder alone
 	if err := archive.Run(); err != nil {
 		b.Fatalf("git archive %s: %v (set -previous to a revision of this clone, or to empty)", *previous, err)
 	}
-	if err := untar.Wait(); err != nil {
+	untar := exec.Command("tar", "-xf", tar, "-C", src)
+	untar.Stderr = os.Stderr
+	if err := untar.Run(); err != nil {
 		b.Fatal(err)
 	}
 	out := filepath.Join(b.TempDir(), "padrun-previous")
