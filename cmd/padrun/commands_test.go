@@ -55,7 +55,7 @@ func scriptCmds() map[string]scriptCmd {
 		"records": cmdRecords,
 		// fakemodel: start the fake model server and point every harness at it.
 		"fakemodel": cmdFakeModel,
-		// keysuntil SOCKET TARGET KEY PATTERN: send KEY to a tmux pane until it matches PATTERN.
+		// keysuntil SOCKET TARGET KEY... PATTERN: send the keys to a tmux pane, together, until it matches PATTERN.
 		"keysuntil": cmdKeysuntil,
 		// keysuntilgrep SOCKET TARGET KEY FILE PATTERN: send KEY to a tmux pane until a line of FILE matches PATTERN.
 		"keysuntilgrep": cmdKeysuntilGrep,

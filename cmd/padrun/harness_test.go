@@ -256,23 +256,26 @@ func watchPane(ts *testscript.TestScript, sock, target, pattern string, want boo
 	return text, false
 }
 
-// keysuntil SOCKET TARGET KEY PATTERN sends KEY to a tmux pane until the
-// pane matches PATTERN: again after each 3 s without a match, for at most a
-// minute. For a key that a program drops while it loads (a picker), and
-// that does no harm sent twice.
+// keysuntil SOCKET TARGET KEY... PATTERN sends the keys to a tmux pane, in
+// one send-keys, until the pane matches PATTERN: again after each 3 s
+// without a match, for at most a minute. For a key that a program drops
+// while it loads (a picker), and that does no harm sent twice; keys that
+// count only together (gemini's double Ctrl+C, within 3 s) go in one call.
 func cmdKeysuntil(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 4 {
-		ts.Fatalf("usage: keysuntil SOCKET TARGET KEY PATTERN")
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: keysuntil SOCKET TARGET KEY... PATTERN")
 	}
+	sock, target, keys, pattern := args[0], args[1], args[2:len(args)-1], args[len(args)-1]
+	send := append([]string{"-S", ts.MkAbs(sock), "send-keys", "-t", target}, keys...)
 	var text []byte
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-		ts.Check(exec.Command("tmux", "-S", ts.MkAbs(args[0]), "send-keys", "-t", args[1], args[2]).Run())
+		ts.Check(exec.Command("tmux", send...).Run())
 		var ok bool
-		if text, ok = watchPane(ts, args[0], args[1], args[3], true, 3*time.Second); ok {
+		if text, ok = watchPane(ts, sock, target, pattern, true, 3*time.Second); ok {
 			return
 		}
 	}
-	ts.Fatalf("pane %s never matched %s; it shows:\n%s", args[1], args[3], text)
+	ts.Fatalf("pane %s never matched %s; it shows:\n%s", target, pattern, text)
 }
 
 // keysuntilgrep SOCKET TARGET KEY FILE PATTERN sends KEY to a tmux pane
