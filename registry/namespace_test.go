@@ -119,3 +119,29 @@ func TestList_OtherNamespace_UnknownAndKept(t *testing.T) {
 		})
 	}
 }
+
+// A rewrite skips judging only the bytes this Registry wrote there: a
+// record of another namespace put in their place after the first write is
+// judged, and kept, as at the first.
+func TestWrite_Rewrite_JudgesWhatReplacedOurs(t *testing.T) {
+	_, timeNS := ident.Namespaces()
+	if timeNS == "" {
+		t.Skip("no time namespaces on this kernel")
+	}
+	pid := os.Getpid()
+	r, _ := Open(t.TempDir())
+	if err := r.Write(context.Background(), ourRecord(pid)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(context.Background(), ourRecord(pid)); err != nil {
+		t.Fatalf("rewrite of our own record = %v", err)
+	}
+	want := nsRecord(t, r, pid, "99999999999", "1", timeNS, "")
+	var te *TakenError
+	if err := r.Write(context.Background(), ourRecord(pid)); !errors.As(err, &te) {
+		t.Fatalf("rewrite over another namespace's record = %v, want a *TakenError", err)
+	}
+	if got, _ := os.ReadFile(r.Path(pid)); string(got) != string(want) {
+		t.Fatalf("the record was changed:\n%s", got)
+	}
+}

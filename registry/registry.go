@@ -5,6 +5,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,8 +94,9 @@ type Registry struct {
 	// mutation has to wait for it.
 	OnWait func(holder string)
 
-	mu      sync.Mutex
-	written map[int][]byte // each record this Registry last wrote, by session pid
+	mu        sync.Mutex
+	written   map[int][]byte // each record this Registry last wrote, by session pid
+	reclaimed bool           // the temps of dead writers were removed at its first write
 }
 
 // Path returns the path of pid's record.
@@ -118,9 +120,17 @@ func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) e
 	path := r.Path(rec.SessionPID)
 	tmp := filepath.Join(r.Dir, ident.TempName())
 	return r.locked(ctx, wait, func() error {
-		ident.ReclaimTemps(r.Dir) // left by writers killed before their rename
-		if err := taken(path); err != nil {
-			return err
+		r.mu.Lock()
+		first, last := !r.reclaimed, r.written[rec.SessionPID]
+		r.reclaimed = true
+		r.mu.Unlock()
+		if first {
+			ident.ReclaimTemps(r.Dir) // left by writers killed before their rename; once a run
+		}
+		if !unchanged(path, last) { // a rewrite of what this Registry wrote there has nothing to judge
+			if err := taken(path); err != nil {
+				return err
+			}
 		}
 		if err := safefile.WriteNew(tmp, b); err != nil {
 			return fmt.Errorf("registry: write %s: %w", tmp, err)
@@ -137,6 +147,16 @@ func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) e
 		r.mu.Unlock()
 		return nil
 	})
+}
+
+// unchanged tells whether path holds last, the bytes a Registry last
+// wrote there.
+func unchanged(path string, last []byte) bool {
+	if last == nil {
+		return false
+	}
+	f, err := readRecordFile(path)
+	return err == nil && bytes.Equal(f.data, last)
 }
 
 // TakenError says that a record's path holds the record of a session of

@@ -24,6 +24,11 @@ func ownFolder(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("wrapper: create %s: %w", dir, err)
 	}
+	return checkFolder(dir)
+}
+
+// checkFolder accepts dir only as a real folder (no symlink).
+func checkFolder(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return fmt.Errorf("wrapper: stat %s: %w", dir, err)

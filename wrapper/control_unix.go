@@ -36,6 +36,12 @@ func ownFolder(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("wrapper: create %s: %w", dir, err)
 	}
+	return checkFolder(dir)
+}
+
+// checkFolder accepts dir only as the user's own real folder that nobody
+// else can write.
+func checkFolder(dir string) error {
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
 		return fmt.Errorf("wrapper: stat %s: %w", dir, err)

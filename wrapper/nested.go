@@ -1,11 +1,13 @@
 package wrapper
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -22,8 +24,20 @@ import (
 
 // shimPrefix opens the name of a run's folder of harness entries in the
 // control folder: shimPrefix<pid>-<start token>-<place>-<random>, so that
-// one a killed padrun left is proven left (ident.TaggedDead).
+// one a killed padrun left is proven left (ident.TaggedDead). It is a
+// symlink to the entries (entriesPrefix), which every run of one padrun
+// executable shares: a run then makes one name and removes one, where a
+// folder of its own took a mkdir, a symlink per harness and as many
+// removals (on ext4 each create searches the inode table past the
+// recently deleted inodes: recently_deleted in find_inode_bit).
 const shimPrefix = "harnesses-"
+
+// entriesPrefix opens the name of the shared folder of entries:
+// entriesPrefix<hash of the executable's path and the harness commands>,
+// so that another padrun, or this one after an upgrade that knows more
+// harnesses, has its own. One that is being built is named
+// entriesPrefix+"new-"<tag> until it is whole, then renamed into place.
+const entriesPrefix = "entries-"
 
 // IsHarnessCommand tells whether name, a command's base name, is one that
 // the folder of harness entries holds: padrun started under it runs as
@@ -47,24 +61,14 @@ func (s *session) nestedGuard(r *run) (remove func()) {
 		return func() {}
 	}
 	r.env = prependPath(r.env, dir)
-	return func() { removeShims(dir) } // Best effort: one left is removed by a later run once this one is proven dead.
+	return func() { os.Remove(dir) } // Best effort: one left is removed by a later run once this one is proven dead.
 }
 
-// removeShims removes the run's folder of harness entries: each entry by
-// its name, then the folder; what else is in it, after (os.RemoveAll alone
-// tries each name as a folder first, three system calls more).
-func removeShims(dir string) {
-	for _, name := range harness.Names() {
-		os.Remove(filepath.Join(dir, name)) // Best effort: the folder's removal says.
-	}
-	if syscall.Rmdir(dir) != nil {
-		os.RemoveAll(dir) // Best effort.
-	}
-}
-
-// makeShims makes a folder of harness entries in the control folder, 0700,
-// one symlink to padrun's executable for each harness command, and first
-// removes those that dead padruns left.
+// makeShims gives the run its folder of harness entries in the control
+// folder: a name of its own, a symlink to the shared entries (0700, one
+// symlink to padrun's executable for each harness command), which it
+// makes first when they are missing or not whole. It first removes the
+// names that dead padruns left.
 func makeShims(runtimeDir string) (string, error) {
 	base, err := controlDir(runtimeDir)
 	if err != nil {
@@ -75,7 +79,79 @@ func makeShims(runtimeDir string) (string, error) {
 		return "", err
 	}
 	pruneShims(base)
+	entries, err := sharedEntries(base, exe)
+	if err != nil {
+		return "", err
+	}
 	dir := filepath.Join(base, ident.TaggedName(shimPrefix, ""))
+	if err := os.Symlink(filepath.Base(entries), dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// sharedEntries is the folder of entries for exe in base, made when it is
+// missing or not whole (a cleaner of old files took some): built under a
+// name of its own, then renamed into place, so that no run sees it half
+// made. One that is not whole is moved aside and removed first.
+func sharedEntries(base, exe string) (string, error) {
+	names := harness.Names()
+	sum := sha256.Sum256([]byte(exe + "\x00" + strings.Join(names, "\x00")))
+	dir := filepath.Join(base, entriesPrefix+hex.EncodeToString(sum[:8]))
+	if entriesWhole(dir, exe, names) {
+		return dir, nil
+	}
+	fresh, err := buildEntries(base, exe, names)
+	if err != nil {
+		return "", err
+	}
+	for range 2 {
+		err = os.Rename(fresh, dir)
+		if err == nil || entriesWhole(dir, exe, names) { // made whole by another run meanwhile
+			if err != nil {
+				os.RemoveAll(fresh) // Best effort: a dead run's is pruned.
+			}
+			return dir, nil
+		}
+		aside := filepath.Join(base, ident.TaggedName(entriesPrefix+"new-", ""))
+		if os.Rename(dir, aside) == nil {
+			os.RemoveAll(aside) // Best effort: pruned once this run is proven dead.
+		}
+	}
+	os.RemoveAll(fresh) // Best effort.
+	return "", fmt.Errorf("wrapper: put the folder of harness entries in place at %s: %w", dir, err)
+}
+
+// entriesWhole tells whether dir is the user's own 0700 folder that holds
+// an entry, a symlink to exe, for each of names, and nothing else.
+func entriesWhole(dir, exe string, names []string) bool {
+	if checkFolder(dir) != nil {
+		return false
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got, err := f.Readdirnames(-1)
+	if err != nil || len(got) != len(names) {
+		return false
+	}
+	for _, name := range got {
+		if !slices.Contains(names, name) {
+			return false
+		}
+		if to, err := os.Readlink(filepath.Join(dir, name)); err != nil || to != exe {
+			return false
+		}
+	}
+	return true
+}
+
+// buildEntries makes a fresh folder of entries in base, under a name of
+// its own, and returns it.
+func buildEntries(base, exe string, names []string) (string, error) {
+	dir := filepath.Join(base, ident.TaggedName(entriesPrefix+"new-", ""))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -85,18 +161,19 @@ func makeShims(runtimeDir string) (string, error) {
 			return "", err
 		}
 	}
-	for _, name := range harness.Names() {
+	for _, name := range names {
 		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
-			removeShims(dir)
+			os.RemoveAll(dir) // Best effort.
 			return "", err
 		}
 	}
 	return dir, nil
 }
 
-// pruneShims removes the folders of harness entries in base whose padrun
-// is proven dead, and returns how many went; never one whose padrun lives
-// or cannot be judged from here.
+// pruneShims removes the run names (and the folders of older padruns)
+// whose padrun is proven dead, and half-built entries their padrun left,
+// and returns how many went; never one whose padrun lives or cannot be
+// judged from here.
 func pruneShims(base string) int {
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -105,10 +182,10 @@ func pruneShims(base string) int {
 	n := 0
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || !strings.HasPrefix(name, shimPrefix) || !ident.TaggedDead(shimPrefix, "", name) {
+		if !ident.TaggedDead(shimPrefix, "", name) && !ident.TaggedDead(entriesPrefix+"new-", "", name) {
 			continue
 		}
-		if os.RemoveAll(filepath.Join(base, name)) == nil {
+		if os.RemoveAll(filepath.Join(base, name)) == nil { // a symlink is removed, not followed
 			n++
 		}
 	}

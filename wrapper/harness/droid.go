@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -35,8 +34,8 @@ var (
 	}
 	// droidID is what padrun takes for a session id: droid joins it into
 	// a path as given.
-	droidID      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	droidSlashes = regexp.MustCompile(`/+`)
+	droidID      = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	droidSlashes = lazyRegexp(`/+`)
 )
 
 type droidArgs struct {
@@ -137,7 +136,7 @@ func (a droidArgs) mode() string {
 // slashes, each run of slashes a dash.
 func droidProjectDir(dir string) string {
 	dir = strings.TrimLeft(strings.TrimRight(dir, `\/`), "/")
-	return "-" + droidSlashes.ReplaceAllString(dir, "-")
+	return "-" + droidSlashes().ReplaceAllString(dir, "-")
 }
 
 // droid reads Factory droid's command line (docs/spec.md §4.8).
@@ -188,7 +187,7 @@ func droid(argv []string, env Env) Plan {
 	if id == "" {
 		return p // a new session, in dir
 	}
-	if !droidID.MatchString(id) {
+	if !droidID().MatchString(id) {
 		p.Unknown = "the session id " + ShellQuote(id) + " is not one padrun can read"
 		return p
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -53,7 +52,7 @@ var ompCommands = []string{
 
 // ompSessionID is omp's test for a session id after -c
 // (normalizeContinueSessionArgs): then -c resumes it.
-var ompIDArg = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var ompIDArg = lazyRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 type ompArgs struct {
 	info, acp, print, cont, noSession, fromOther bool
@@ -232,7 +231,7 @@ func omp(argv []string, env Env) Plan {
 		p.Files, p.SessionID = []string{f}, ompSessionID(f)
 	case a.resume != nil:
 		p.Unknown = "omp resolves a session id by its own listing"
-	case a.cont && slices.ContainsFunc(a.messages, ompIDArg.MatchString):
+	case a.cont && slices.ContainsFunc(a.messages, ompIDArg().MatchString):
 		p.Unknown = "-c with a session id resumes it by omp's own listing"
 	case a.cont:
 		p.Unknown = "-c continues the session omp last used in this terminal"
