@@ -125,7 +125,7 @@ func (r *Registry) write(ctx context.Context, rec *Record, wait time.Duration) e
 		r.reclaimed = true
 		r.mu.Unlock()
 		if first {
-			ident.ReclaimTemps(r.Dir) // left by writers killed before their rename; once a run
+			ident.ReclaimTemps(r.Dir) // left by writers killed before their rename: once per Registry
 		}
 		if !unchanged(path, last) { // a rewrite of what this Registry wrote there has nothing to judge
 			if err := taken(path); err != nil {

@@ -35,9 +35,13 @@ const shimPrefix = "harnesses-"
 // entriesPrefix opens the name of the shared folder of entries:
 // entriesPrefix<hash of the executable's path and the harness commands>,
 // so that another padrun, or this one after an upgrade that knows more
-// harnesses, has its own. One that is being built is named
-// entriesPrefix+"new-"<tag> until it is whole, then renamed into place.
-const entriesPrefix = "entries-"
+// harnesses, has its own. One that is being built, or moved aside to be
+// removed, is named freshPrefix<pid>-<start token>-<place>-<random>, so
+// that one a killed padrun left is proven left too.
+const (
+	entriesPrefix = "entries-"
+	freshPrefix   = entriesPrefix + "new-"
+)
 
 // IsHarnessCommand tells whether name, a command's base name, is one that
 // the folder of harness entries holds: padrun started under it runs as
@@ -113,7 +117,7 @@ func sharedEntries(base, exe string) (string, error) {
 			}
 			return dir, nil
 		}
-		aside := filepath.Join(base, ident.TaggedName(entriesPrefix+"new-", ""))
+		aside := filepath.Join(base, ident.TaggedName(freshPrefix, ""))
 		if os.Rename(dir, aside) == nil {
 			os.RemoveAll(aside) // Best effort: pruned once this run is proven dead.
 		}
@@ -151,7 +155,7 @@ func entriesWhole(dir, exe string, names []string) bool {
 // buildEntries makes a fresh folder of entries in base, under a name of
 // its own, and returns it.
 func buildEntries(base, exe string, names []string) (string, error) {
-	dir := filepath.Join(base, ident.TaggedName(entriesPrefix+"new-", ""))
+	dir := filepath.Join(base, ident.TaggedName(freshPrefix, ""))
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -182,7 +186,7 @@ func pruneShims(base string) int {
 	n := 0
 	for _, e := range entries {
 		name := e.Name()
-		if !ident.TaggedDead(shimPrefix, "", name) && !ident.TaggedDead(entriesPrefix+"new-", "", name) {
+		if !ident.TaggedDead(shimPrefix, "", name) && !ident.TaggedDead(freshPrefix, "", name) {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(base, name)) == nil { // a symlink is removed, not followed

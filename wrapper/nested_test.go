@@ -158,7 +158,7 @@ func TestShims_ManyAtOnce(t *testing.T) {
 	}
 	names, _ := os.ReadDir(filepath.Join(runtime, "padrun"))
 	for _, n := range names {
-		if strings.HasPrefix(n.Name(), entriesPrefix+"new-") {
+		if strings.HasPrefix(n.Name(), freshPrefix) {
 			t.Errorf("a half-made folder is left: %s", n.Name())
 		}
 	}
