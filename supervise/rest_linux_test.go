@@ -34,8 +34,12 @@ func init() {
 	}
 	helpers["until-eof"] = func() {
 		ready()
-		io.Copy(io.Discard, os.Stdin)     // until the child that started it is gone
-		time.Sleep(20 * time.Millisecond) // then finish its command (well within settle)
+		io.Copy(io.Discard, os.Stdin)   // until the child that started it is gone
+		finish := 20 * time.Millisecond // then finish its command (well within settle)
+		if d, err := time.ParseDuration(os.Getenv("FINISH")); err == nil {
+			finish = d
+		}
+		time.Sleep(finish)
 	}
 }
 
@@ -131,6 +135,38 @@ func TestEndRest_WhatFinishesIsNotLeft(t *testing.T) {
 	}
 	if alive(pid) {
 		t.Fatalf("pid %d still alive", pid)
+	}
+}
+
+// On a loaded machine what ends on its own takes longer: the time the
+// session waited for the machine is not on settle's clock, up to
+// cgroup.MaxStretch times it. A grandchild that takes twice settle to
+// finish is not left running when the session waited all along, and is
+// when it never waited.
+func TestEndRest_StallsDoNotCount(t *testing.T) {
+	late := (2 * settle).String()
+	for _, tc := range []struct {
+		name   string
+		waited bool
+	}{{"waited all along", true}, {"never waited", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("FINISH", late) // the grandchild's, through the child's environment
+			childtest.Env("until-eof")
+			c, pid := leave(t, "leave-finishing", nil)
+			from := time.Now()
+			c.stalled = func() time.Duration { return 0 }
+			if tc.waited {
+				c.stalled = func() time.Duration { return time.Since(from) }
+			}
+			var found []int
+			c.EndRest(time.Hour, func(p []int) { found = p })
+			switch {
+			case tc.waited && len(found) > 0:
+				t.Fatalf("found %v, which ends on its own within the stretched settle", found)
+			case !tc.waited && (len(found) != 1 || found[0] != pid):
+				t.Fatalf("found %v, want [%d]: settle's clock stretched with no wait", found, pid)
+			}
+		})
 	}
 }
 

@@ -118,9 +118,10 @@ type Child struct {
 	ownGroup  bool // the child leads its own process group
 	tty       int  // our controlling terminal's fd, or -1
 	io        *relay
-	cgroup    *cgroup.Session // the cgroup it was born in, or nil
-	jobs      *schedule       // Supervise's jobs, which EndRest runs on
-	stop      chan struct{}   // Stop's request, for Supervise
+	cgroup    *cgroup.Session      // the cgroup it was born in, or nil
+	stalled   func() time.Duration // how long the session waited for the machine (cgroup.Clock)
+	jobs      *schedule            // Supervise's jobs, which EndRest runs on
+	stop      chan struct{}        // Stop's request, for Supervise
 }
 
 // Start starts the child. The child shares padrun's process group when
@@ -184,7 +185,7 @@ func Start(s Spec) (*Child, error) {
 		}
 		return nil, execError(s.Args[0], err)
 	}
-	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, cgroup: cg, stop: make(chan struct{}, 1)}
+	c := &Child{Pid: pid, ownGroup: tty < 0, tty: tty, io: r, cgroup: cg, stalled: cg.Stalled, stop: make(chan struct{}, 1)}
 	if cg != nil {
 		c.Cgroup = cg.Path
 	}
@@ -398,7 +399,10 @@ const killWait = 2 * time.Second
 
 // settle is how long what the child left may take to end on its own (a
 // git the harness started, finishing its command as the harness exits):
-// what ends within it was not left running, and nobody is told of it.
+// what ends within it was not left running, and nobody is told of it. The
+// time the session waited for a CPU or for I/O is not counted
+// (cgroup.Clock): on a loaded machine a harness's last processes take
+// longer to end by that much.
 const settle = 250 * time.Millisecond
 
 // EndRest ends what the child left of its session once the child has been
@@ -409,7 +413,10 @@ const settle = 250 * time.Millisecond
 // A run that left nothing costs one small read or one wait call.
 func (c *Child) EndRest(grace time.Duration, found func(pids []int)) (survivors []int) {
 	defer c.jobs.stop()
-	if c.waitRest(settle) { // first of all one look: most runs leave nothing
+	if len(c.rest()) == 0 { // first of all one look: most runs leave nothing
+		return nil
+	}
+	if c.waitRest(cgroup.StartClock(settle, c.stalled)) {
 		return nil
 	}
 	rest := c.rest()
@@ -421,28 +428,27 @@ func (c *Child) EndRest(grace time.Duration, found func(pids []int)) (survivors 
 	}
 	c.signalRest(unix.SIGTERM)
 	c.signalRest(unix.SIGCONT)
-	if c.waitRest(grace) {
+	if c.waitRest(cgroup.StartClock(grace, nil)) {
 		return nil
 	}
 	c.signalRest(unix.SIGKILL)
-	if c.waitRest(killWait) {
+	if c.waitRest(cgroup.StartClock(killWait, nil)) {
 		return nil
 	}
 	return c.rest()
 }
 
-// waitRest waits up to d for the session's processes to be gone.
-func (c *Child) waitRest(d time.Duration) bool {
-	deadline := time.Now().Add(d)
+// waitRest waits, until clock runs out, for the session's processes to be
+// gone.
+func (c *Child) waitRest(clock cgroup.Clock) bool {
 	for {
 		if len(c.rest()) == 0 {
 			return true
 		}
-		now := time.Now()
-		if !now.Before(deadline) {
+		if clock.Left() == 0 {
 			return false
 		}
-		c.jobs.runDue(now)
+		c.jobs.runDue(time.Now())
 		time.Sleep(waitRestEvery)
 	}
 }

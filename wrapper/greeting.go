@@ -12,13 +12,14 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper/harness"
 	"github.com/padrun/padrun/wrapper/watch"
 )
 
 // DefaultGreeting is how long a companion has to greet its padrun (docs/spec.md
 // §4.5) once nothing can hold the harness up but its own start, not
-// counting the time its tree waited for a CPU or for I/O (greeting.unstalled). Measured from
+// counting the time its tree waited for a CPU or for I/O (cgroup.Clock). Measured from
 // the child's start on a 2-core machine at load 10: pi 0.74.2 1.4-7 s (the
 // first run cold), pi 1.6.0 0.5 s, claude 2.1.197 and 2.1.332 0.4-1.6 s, and
 // 4 s for claude -p reading its prompt from a pipe; the rest is room for a
@@ -77,12 +78,11 @@ type greeting struct {
 	decided   bool
 	claimed   bool
 	timer     *time.Timer
-	held      bool          // the clock ran out while the harness's start held the companion back
-	serverBy  time.Time     // until when the clock's start waits for the TUI's server to open its database
-	from      time.Time     // when the clock started
-	stallFrom time.Duration // stalled() then
-	ended     bool          // the child has ended: the clock runs no more
-	later     string        // the warning, said after the harness's screen
+	held      bool         // the clock ran out while the harness's start held the companion back
+	serverBy  time.Time    // until when the clock's start waits for the TUI's server to open its database
+	clock     cgroup.Clock // from its start; the harness's waits for the machine are not counted
+	ended     bool         // the child has ended: the clock runs no more
+	later     string       // the warning, said after the harness's screen
 }
 
 // armGreeting starts following the companion of this run, if one was asked
@@ -171,33 +171,7 @@ func (g *greeting) startClock() {
 
 // restartClock counts the clock from now. The caller holds g.mu.
 func (g *greeting) restartClock() {
-	g.from, g.stallFrom = time.Now(), g.stall()
-}
-
-func (g *greeting) stall() time.Duration {
-	if g.stalled == nil {
-		return 0
-	}
-	return g.stalled()
-}
-
-// maxStretch bounds how far a harness's waits for the machine stretch the
-// clock: a tree that always has a process waiting still gets its answer.
-const maxStretch = 4
-
-// unstalled is how much of the clock is left once the time the harness's
-// tree spent waiting for a CPU or for I/O (its cgroup's pressure) is not
-// counted: on a loaded machine its start takes longer by that much, and
-// the companion with it. 0: the clock ran out. The caller holds g.mu.
-func (g *greeting) unstalled() time.Duration {
-	wall := time.Since(g.from)
-	if wall >= maxStretch*g.wait {
-		return 0
-	}
-	if ran := wall - (g.stall() - g.stallFrom); ran < g.wait {
-		return g.wait - ran
-	}
-	return 0
+	g.clock = cgroup.StartClock(g.wait, g.stalled)
 }
 
 // startPoll is how often a clock that ran out while the harness's start
@@ -224,7 +198,7 @@ func (g *greeting) serverPoll() {
 }
 
 // clockOut is the end of the clock. The time the harness's tree waited for
-// a CPU or for I/O is not counted (unstalled). While the harness's start still holds
+// a CPU or for I/O is not counted (cgroup.Clock). While the harness's start still holds
 // the companion back (a lock of the child's tree in harness.Plan.StartLocks:
 // opencode installing its plugin package, at a first start or on a slow
 // network), no companion could have greeted yet: the clock waits, then runs
@@ -236,7 +210,7 @@ func (g *greeting) clockOut() {
 		g.mu.Unlock()
 		return
 	}
-	left := g.unstalled()
+	left := g.clock.Left()
 	switch {
 	case busy:
 		if !g.held {

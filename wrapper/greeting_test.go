@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/padrun/padrun/supervise/cgroup"
 )
 
 // greetLog is a log that tells, line by line, what was said.
@@ -207,7 +209,7 @@ func TestGreeting_None(t *testing.T) {
 
 // TestGreeting_StallsDoNotCount: the time the harness's tree waited for the
 // machine (its cgroup's CPU and I/O pressure) is not on the clock, up to
-// maxStretch times it: a tree stalled all along is told of later, and still
+// cgroup.MaxStretch times it: a tree stalled all along is told of later, and still
 // told; one that never stalled at the clock's end.
 func TestGreeting_StallsDoNotCount(t *testing.T) {
 	g, log, _ := testGreeting(10*time.Millisecond, false, false)
@@ -217,8 +219,8 @@ func TestGreeting_StallsDoNotCount(t *testing.T) {
 	g.started()
 	log.waitLine(t, "the companion's clock goes on: the harness waited for the machine")
 	log.waitLine(t, "did not greet padrun within 10ms")
-	if wall := time.Since(t0); wall < maxStretch*g.wait {
-		t.Fatalf("told after %s, before the clock's stretch of %s", wall, maxStretch*g.wait)
+	if wall := time.Since(t0); wall < cgroup.MaxStretch*g.wait {
+		t.Fatalf("told after %s, before the clock's stretch of %s", wall, cgroup.MaxStretch*g.wait)
 	}
 
 	g, log, _ = testGreeting(10*time.Millisecond, false, false)

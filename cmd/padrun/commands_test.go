@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -205,7 +208,37 @@ func waitGrep(ts *testscript.TestScript, _ bool, args []string, within time.Dura
 			return
 		}
 	}
-	ts.Fatalf("no line of %s matched %s within %s", args[0], args[1], within)
+	ts.Fatalf("no line of %s matched %s within %s%s", args[0], args[1], within, cgroupState(ts.MkAbs(args[0])))
+}
+
+// cgroupState describes, for a wait on a cgroup's cgroup.events that timed
+// out, what the kernel still counts in it: its files, and every task of
+// /proc (zombies too) that names it.
+func cgroupState(file string) string {
+	if filepath.Base(file) != "cgroup.events" {
+		return ""
+	}
+	dir := filepath.Dir(file)
+	var b strings.Builder
+	for _, name := range []string{"cgroup.events", "cgroup.procs", "cgroup.threads", "cgroup.stat"} {
+		body, err := os.ReadFile(filepath.Join(dir, name))
+		fmt.Fprintf(&b, "\n%s: %q %v", name, body, err)
+	}
+	rel := dir
+	for _, mnt := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		if r, ok := strings.CutPrefix(dir, mnt+"/"); ok {
+			rel = "0::/" + r
+			break
+		}
+	}
+	tasks, _ := filepath.Glob("/proc/[0-9]*/task/[0-9]*")
+	for _, task := range tasks {
+		if cg, _ := os.ReadFile(task + "/cgroup"); strings.Contains(string(cg), rel+"\n") {
+			stat, _ := os.ReadFile(task + "/stat")
+			fmt.Fprintf(&b, "\n%s: %s", task, bytes.TrimSpace(stat))
+		}
+	}
+	return b.String()
 }
 
 func waitSqlite(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {

@@ -118,3 +118,49 @@ func Prune(now time.Time) (Pruned, error) {
 	}
 	return res, nil
 }
+
+// MaxStretch bounds how far a session's waits for the machine stretch a
+// Clock: a session that always has a process waiting still comes to the
+// end of its clock, at MaxStretch times its length.
+const MaxStretch = 4
+
+// Clock is a wait counted on a session's own time: the time its processes
+// waited for a CPU or for I/O (stalled: the cgroup's pressure, Stalled) is
+// not counted, up to MaxStretch times the wait. On a loaded machine what
+// the session does takes longer by that much, and its clocks with it.
+type Clock struct {
+	wait      time.Duration
+	stalled   func() time.Duration // nil: wall-clock time
+	from      time.Time
+	stallFrom time.Duration // stalled() at from
+}
+
+// StartClock starts a clock of wait, now; stalled nil counts wall-clock
+// time alone.
+func StartClock(wait time.Duration, stalled func() time.Duration) Clock {
+	c := Clock{wait: wait, stalled: stalled}
+	c.Restart()
+	return c
+}
+
+// Restart counts the clock from now.
+func (c *Clock) Restart() { c.from, c.stallFrom = time.Now(), c.stall() }
+
+// Left is how much of the clock is left, 0 once it ran out.
+func (c *Clock) Left() time.Duration {
+	wall := time.Since(c.from)
+	if wall >= MaxStretch*c.wait {
+		return 0
+	}
+	if ran := wall - (c.stall() - c.stallFrom); ran < c.wait {
+		return c.wait - ran
+	}
+	return 0
+}
+
+func (c *Clock) stall() time.Duration {
+	if c.stalled == nil {
+		return 0
+	}
+	return c.stalled()
+}

@@ -51,3 +51,33 @@ func TestDeadTag(t *testing.T) {
 		}
 	}
 }
+
+// A Clock does not count the time the session waited for the machine, up
+// to MaxStretch times its wait; without a stall source it is wall-clock
+// time.
+func TestClock_StallsDoNotCount(t *testing.T) {
+	const wait = time.Hour
+	var stalled time.Duration
+	c := StartClock(wait, func() time.Duration { return stalled })
+	c.from = c.from.Add(-wait) // an hour of wall-clock time has passed
+	if left := c.Left(); left != 0 {
+		t.Fatalf("an hour's clock never stalled has %s left after an hour", left)
+	}
+	stalled = 30 * time.Minute
+	if left := c.Left(); left < 29*time.Minute || left > 30*time.Minute {
+		t.Fatalf("left %s after an hour of which half waited, want about 30m", left)
+	}
+	stalled = 10 * wait
+	if left := c.Left(); left <= 0 {
+		t.Fatalf("left %s within the stretch", left)
+	}
+	c.from = c.from.Add(-(MaxStretch - 1) * wait)
+	if left := c.Left(); left != 0 {
+		t.Fatalf("left %s after %d times the wait: the stretch is unbounded", left, MaxStretch)
+	}
+	wall := StartClock(wait, nil)
+	wall.from = wall.from.Add(-wait)
+	if left := wall.Left(); left != 0 {
+		t.Fatalf("a wall-clock clock has %s left after its wait", left)
+	}
+}
