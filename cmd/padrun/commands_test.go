@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -155,6 +157,11 @@ var waitForms = map[string]waitForm{
 	"pane": {"SOCKET TARGET PATTERN", 3, 2 * time.Minute, true, waitPane},
 	// [!] dead FILE:KEY: the pid of a ready file is gone (negated: it is alive now, no wait).
 	"dead": {"FILE:KEY", 1, 5 * time.Second, true, waitDead},
+	// unpopulated CGROUP: no process is counted in the cgroup folder
+	// CGROUP any more (its cgroup.events says "populated 0"), or it is
+	// gone: the scripts beside it run padrun prune, whose cgroup pass
+	// removes an empty cgroup of a dead padrun as soon as it is empty.
+	"unpopulated": {"CGROUP", 1, time.Minute, false, waitUnpopulated},
 }
 
 // waitfor FORM ARG... waits, polling with the form's deadline, for what
@@ -208,16 +215,25 @@ func waitGrep(ts *testscript.TestScript, _ bool, args []string, within time.Dura
 			return
 		}
 	}
-	ts.Fatalf("no line of %s matched %s within %s%s", args[0], args[1], within, cgroupState(ts.MkAbs(args[0])))
+	ts.Fatalf("no line of %s matched %s within %s", args[0], args[1], within)
+}
+
+func waitUnpopulated(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
+	events := filepath.Join(ts.MkAbs(args[0]), "cgroup.events")
+	empty := regexp.MustCompile(`(?m)^populated 0$`)
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(events)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && empty.Match(b) {
+			return
+		}
+	}
+	ts.Fatalf("cgroup %s was still populated after %s%s", args[0], within, cgroupState(events))
 }
 
 // cgroupState describes, for a wait on a cgroup's cgroup.events that timed
 // out, what the kernel still counts in it: its files, and every task of
 // /proc (zombies too) that names it.
 func cgroupState(file string) string {
-	if filepath.Base(file) != "cgroup.events" {
-		return ""
-	}
 	dir := filepath.Dir(file)
 	var b strings.Builder
 	for _, name := range []string{"cgroup.events", "cgroup.procs", "cgroup.threads", "cgroup.stat"} {
