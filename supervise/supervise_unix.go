@@ -409,7 +409,9 @@ const settle = 250 * time.Millisecond
 // reaped: what is still there after settle gets TERM (and CONT, so that a
 // stopped process can act on it), then SIGKILL after grace. found, when
 // set, is told first which processes were left. It returns those that
-// outlived it all, and never waits longer than settle, grace and killWait.
+// outlived it all, and never waits longer than settle (stretched at most
+// cgroup.MaxStretch times by the session's waits for the machine), grace
+// and killWait.
 // A run that left nothing costs one small read or one wait call.
 func (c *Child) EndRest(grace time.Duration, found func(pids []int)) (survivors []int) {
 	defer c.jobs.stop()
