@@ -219,7 +219,8 @@ func waitGrep(ts *testscript.TestScript, _ bool, args []string, within time.Dura
 }
 
 func waitUnpopulated(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
-	events := filepath.Join(ts.MkAbs(args[0]), "cgroup.events")
+	dir := ts.MkAbs(args[0])
+	events := filepath.Join(dir, "cgroup.events")
 	empty := regexp.MustCompile(`(?m)^populated 0$`)
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		b, err := os.ReadFile(events)
@@ -227,14 +228,13 @@ func waitUnpopulated(ts *testscript.TestScript, _ bool, args []string, within ti
 			return
 		}
 	}
-	ts.Fatalf("cgroup %s was still populated after %s%s", args[0], within, cgroupState(events))
+	ts.Fatalf("cgroup %s was still populated after %s%s", args[0], within, cgroupState(dir))
 }
 
-// cgroupState describes, for a wait on a cgroup's cgroup.events that timed
+// cgroupState describes, for a wait on the cgroup folder dir that timed
 // out, what the kernel still counts in it: its files, and every task of
 // /proc (zombies too) that names it.
-func cgroupState(file string) string {
-	dir := filepath.Dir(file)
+func cgroupState(dir string) string {
 	var b strings.Builder
 	for _, name := range []string{"cgroup.events", "cgroup.procs", "cgroup.threads", "cgroup.stat"} {
 		body, err := os.ReadFile(filepath.Join(dir, name))

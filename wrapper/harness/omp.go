@@ -50,7 +50,7 @@ var ompCommands = []string{
 	"extensions", "list", "remove", "uninstall", "marketplace", "discover", "upgrade", "enable", "disable",
 }
 
-// ompSessionID is omp's test for a session id after -c
+// ompIDArg is omp's test for a session id after -c
 // (normalizeContinueSessionArgs): then -c resumes it.
 var ompIDArg = lazyRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
