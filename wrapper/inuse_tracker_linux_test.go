@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 
 	"github.com/padrun/padrun/marker"
@@ -102,5 +104,37 @@ func TestInUseTracker_OwnLocksRemovedOnceDead(t *testing.T) {
 	}
 	if _, ok := tr.own[mine]; !ok || len(tr.own) != 1 {
 		t.Fatalf("own locks once removed %v, want the living writer's", tr.own)
+	}
+}
+
+// TestClaimInUse_RefusedLockRemoved: a harness that opens a session
+// another run holds is ended before it appends, and the in-use lock it
+// wrote goes with the run's end, however soon its kill is reaped (here at
+// once, inside the kill: the lock is the run's only while its writer
+// lives to prove it).
+func TestClaimInUse_RefusedLockRemoved(t *testing.T) {
+	s, _ := testSession(t, testControlDir(t))
+	s.inUse = inUseTracker{root: s.self.Pid, log: zerolog.Nop()}
+	file, lock := copilotSession(t)
+	other := marker.New(s.self, "", uuid.NewString(), time.Now())
+	l, err := marker.TryAcquire(file, other, s.self) // a second open file: its flock is another holder's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	s.kill = func() { child.Process.Kill(); child.Wait() }
+	written := lock(child.Process.Pid)
+	s.claimInUse(filepath.Dir(file))
+	if !marker.IsHeld(s.stoppedWhy()) {
+		t.Fatalf("the harness opened a held session: stopped for %v, want the refusal", s.stoppedWhy())
+	}
+	s.inUse.remove()
+	if pathExists(written) {
+		t.Fatal("the in-use lock of the harness the run ended was left")
 	}
 }

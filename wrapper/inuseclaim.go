@@ -40,11 +40,13 @@ func (s *session) claimInUse(dir string) {
 	if err != nil {
 		// The harness has opened a session another one holds: it is
 		// ended before it appends, and padrun exits with the refusal. The
-		// lock it leaves, killed, is removed with the run's own (inuse.go).
-		s.stopHarness(err)
+		// lock it leaves, killed, is removed with the run's own (inuse.go):
+		// it is proven the run's first, while its writer lives, for once
+		// killed and reaped, its pid proves nothing.
 		for _, l := range locks {
 			s.inUse.owns(file, l)
 		}
+		s.stopHarness(err)
 		s.o.Log.Debug().Err(err).Str("file", file).Msg("the session the harness opened is not claimed: the harness is ended before it writes")
 		return
 	}
