@@ -177,7 +177,30 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 	if (neg && !f.neg) || len(args)-1 != f.args {
 		ts.Fatalf("usage: %swaitfor %s %s", map[bool]string{true: "[!] "}[f.neg], args[0], f.usage)
 	}
+	waited := false
+	defer func() {
+		if !waited && args[0] != "pane" {
+			logPanes(ts) // what a TUI shows says why it did not come
+		}
+	}()
 	f.run(ts, neg, args[1:], f.within)
+	waited = true
+}
+
+// logPanes logs the text of every pane of the tmux servers whose sockets
+// are in $WORK.
+func logPanes(ts *testscript.TestScript) {
+	socks, _ := filepath.Glob(filepath.Join(ts.Getenv("WORK"), "*.sock"))
+	for _, sock := range socks {
+		list, err := exec.Command("tmux", "-S", sock, "list-panes", "-a", "-F", "#{session_name}:#{window_index}.#{pane_index}").Output()
+		if err != nil {
+			continue // not a tmux server's, or it has ended
+		}
+		for _, target := range strings.Fields(string(list)) {
+			text, _ := exec.Command("tmux", "-S", sock, "capture-pane", "-p", "-t", target).Output()
+			ts.Logf("tmux pane %s of %s shows:\n%s", target, filepath.Base(sock), bytes.TrimRight(text, "\n"))
+		}
+	}
 }
 
 func waitExit(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
