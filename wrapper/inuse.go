@@ -60,16 +60,37 @@ func inUseHolder(file string) *marker.HeldError {
 }
 
 // inUseTracker keeps the harness's in-use locks the run's own tree wrote,
-// so that the run's end removes them once their writer is dead. Its lock
-// guards own and notify; it is taken under the session's, never the
-// reverse, and never held while waiting for another process.
+// so that the run's end removes them once their writer is dead, and the
+// sessions they claimed (inuseclaim.go). Its lock guards own, claims and
+// notify; it is taken under the session's, never the reverse, and never
+// held while waiting for another process.
 type inUseTracker struct {
 	root int // padrun's pid: the run's tree is its
 	log  zerolog.Logger
 
 	mu     sync.Mutex
 	own    map[string]ownInUse // by the lock's path; nil when none is known
+	claims map[string]bool     // the session files claimed by a lock of the tree
 	notify *inUseNotify        // the prompt watch of their folders, while it runs
+}
+
+// claimed reports whether the session file was claimed by an in-use lock
+// of the run's tree.
+func (t *inUseTracker) claimed(file string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.claims[file]
+}
+
+// claim records that an in-use lock of the run's tree claimed the session
+// file.
+func (t *inUseTracker) claim(file string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.claims == nil {
+		t.claims = map[string]bool{}
+	}
+	t.claims[file] = true
 }
 
 // held is the refusal of a file the run has just taken when a live process

@@ -138,3 +138,38 @@ func TestClaimInUse_RefusedLockRemoved(t *testing.T) {
 		t.Fatal("the in-use lock of the harness the run ended was left")
 	}
 }
+
+// TestClaimInUse_ClaimsOnce: an in-use lock the run's tree writes beside a
+// free session file claims it, once, and makes it the harness's current
+// session; a lock of a process outside the tree claims nothing.
+func TestClaimInUse_ClaimsOnce(t *testing.T) {
+	s, _ := testSession(t, testControlDir(t))
+	s.inUse = inUseTracker{root: s.self.Pid, log: zerolog.Nop()}
+	file, lock := copilotSession(t)
+	foreign := lock(os.Getppid())
+	s.claimInUse(filepath.Dir(file))
+	if s.inUse.claimed(file) || pathExists(marker.Path(file)) {
+		t.Fatal("a lock outside the run's tree claimed its session")
+	}
+	if err := os.Remove(foreign); err != nil { // a live foreign writer's would refuse it
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	lock(child.Process.Pid)
+	s.claimInUse(filepath.Dir(file))
+	m, err := marker.Read(file)
+	if err != nil || m.Pid != s.self.Pid {
+		t.Fatalf("the session the tree's lock names is not held: %+v, %v", m, err)
+	}
+	if !s.inUse.claimed(file) || s.current != file {
+		t.Fatalf("claimed %v, current %q: want the claimed file current", s.inUse.claimed(file), s.current)
+	}
+	s.claimInUse(filepath.Dir(file)) // again: claimed already
+	if len(s.files()) != 1 {
+		t.Fatalf("held %v after a second look, want the one file", s.files())
+	}
+}

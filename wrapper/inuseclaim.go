@@ -33,7 +33,7 @@ func (s *session) claimInUse(dir string) {
 	if s.rec == nil {
 		return // the run has ended
 	}
-	if s.inUseClaimed[file] {
+	if s.inUse.claimed(file) {
 		return
 	}
 	err = s.take(file, filepath.Base(dir))
@@ -50,10 +50,7 @@ func (s *session) claimInUse(dir string) {
 		s.o.Log.Debug().Err(err).Str("file", file).Msg("the session the harness opened is not claimed: the harness is ended before it writes")
 		return
 	}
-	if s.inUseClaimed == nil {
-		s.inUseClaimed = map[string]bool{}
-	}
-	s.inUseClaimed[file] = true
+	s.inUse.claim(file)
 	s.current = file
 	s.o.Log.Info().Str("file", file).Msg("claimed the session the harness opened (its own in-use lock)")
 }

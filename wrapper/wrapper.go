@@ -152,11 +152,10 @@ type session struct {
 	// heldSet is the files this run holds and the record derived from
 	// them. Its lock, s.mu, also guards what the control handlers, the
 	// folder watch, the follower, the leases and the supervisor's jobs
-	// decide with it: warnedFS, names, follower, current, picker,
-	// inUseClaimed, and etcd's keys and hold (not its lease). It is never
-	// held while waiting for another local process (etcd's Add of a key
-	// claimed is bounded): the record is written once it is released
-	// (unlock).
+	// decide with it: warnedFS, names, follower, current, picker, and
+	// etcd's keys and hold (not its lease). It is never held while
+	// waiting for another local process (etcd's Add of a key claimed is
+	// bounded): the record is written once it is released (unlock).
 	heldSet
 
 	warnedFS bool // the warning of a lock that other machines cannot see is given once
@@ -180,13 +179,11 @@ type session struct {
 	// its own (greeting.go); nil without one.
 	greet *greeting
 
-	// inUse are the harness's in-use locks the run's tree wrote (inuse.go),
-	// learned by its notify and the job inUseWatch, under a lock of its own.
+	// inUse are the harness's in-use locks the run's tree wrote and the
+	// sessions they claimed (inuse.go), learned by its notify and the job
+	// inUseWatch, under a lock of its own.
 	inUse      inUseTracker
 	inUseWatch *supervise.Job
-	// inUseClaimed are the sessions claimed by the harness's own in-use
-	// lock (inuseclaim.go).
-	inUseClaimed map[string]bool
 	// picker is the harness's start-up picker while it is open (picker.go).
 	picker *pickState
 }
