@@ -1,9 +1,11 @@
 package wrapper
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
@@ -68,4 +70,28 @@ func (s *session) watchInUseClaims(plan harness.Plan) (stop func()) {
 		return func() {}
 	}
 	return n.stop
+}
+
+// heldLeases are the session folders under the plan's InUseClaims folder
+// whose session file has a marker beside it (another run holds it, or
+// did), to lease with the plan's own (lease_linux.go). The in-use lock
+// races the harness's append: copilot 1.0.40 appends to a session it
+// resumes some 50-150 ms after its lock, and under load padrun saw the
+// lock after the append. Leased, the harness's first open of such a file
+// for writing waits in open(2) until padrun has claimed it, and a refused
+// claim ends the harness before the open returns. A session another run
+// takes after this one started has only the lock's race.
+func heldLeases(plan harness.Plan) []harness.Watch {
+	if plan.InUseClaims == "" {
+		return nil
+	}
+	ents, _ := os.ReadDir(plan.InUseClaims)
+	var ws []harness.Watch
+	for _, e := range ents {
+		dir := filepath.Join(plan.InUseClaims, e.Name())
+		if _, err := os.Lstat(marker.Path(filepath.Join(dir, "events.jsonl"))); e.IsDir() && err == nil {
+			ws = append(ws, harness.Watch{Dir: dir, Pattern: "events.jsonl"})
+		}
+	}
+	return ws
 }

@@ -250,7 +250,7 @@ func Run(o Options) (Result, error) {
 	// With a companion it is the fallback until the companion greets.
 	stopWatch, watchChild := s.watch(r.plan.Watch, r.now)
 	defer stopWatch()
-	defer s.startLeases(r.plan.Lease)()
+	defer s.startLeases(append(slices.Clip(r.plan.Lease), heldLeases(r.plan)...))()
 	s.greet.setWatch(stopWatch)
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	defer s.watchInUseClaims(r.plan)()
