@@ -298,7 +298,10 @@ func cmdKeysuntilGrep(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	pane, _ := exec.Command("tmux", "-S", ts.MkAbs(args[0]), "capture-pane", "-p", "-t", args[1]).Output()
-	ts.Fatalf("no line of %s matched %s within 2m0s of sending %s; pane %s shows:\n%s", args[3], args[4], args[2], args[1], pane)
+	b, _ := os.ReadFile(ts.MkAbs(args[3]))
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	ts.Fatalf("no line of %s matched %s within 2m0s of sending %s; pane %s shows:\n%s\nthe last lines of %s:\n%s",
+		args[3], args[4], args[2], args[1], pane, args[3], strings.Join(lines[max(0, len(lines)-20):], "\n"))
 }
 
 // forks FILE N checks that a pi session file's tree has N forks: entries
