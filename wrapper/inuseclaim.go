@@ -88,8 +88,11 @@ func heldLeases(plan harness.Plan) []harness.Watch {
 	ents, _ := os.ReadDir(plan.InUseClaims)
 	var ws []harness.Watch
 	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
 		dir := filepath.Join(plan.InUseClaims, e.Name())
-		if _, err := os.Lstat(marker.Path(filepath.Join(dir, "events.jsonl"))); e.IsDir() && err == nil {
+		if _, err := os.Lstat(marker.Path(filepath.Join(dir, "events.jsonl"))); err == nil {
 			ws = append(ws, harness.Watch{Dir: dir, Pattern: "events.jsonl"})
 		}
 	}
