@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,16 +54,12 @@ func startFakeModel(work, logFile string) (*fakeModel, error) {
 	mux.HandleFunc("/v1/responses", m.responses)
 	mux.HandleFunc("/v1beta/models/", m.gemini)
 	// A registry as slow as a first install on a slow network:
-	// /npm-hold/GATE/... is held until the folder $WORK/GATE exists (at
-	// most 2 minutes), then refused.
+	// /npm-hold/GATE/... is held until the folder $WORK/GATE exists (or
+	// the client goes), then refused.
 	mux.HandleFunc("/npm-hold/", func(w http.ResponseWriter, r *http.Request) {
 		m.logf("%s %s held", r.Method, r.URL.Path)
 		gate, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/npm-hold/"), "/")
-		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && r.Context().Err() == nil; time.Sleep(50 * time.Millisecond) {
-			if _, err := os.Stat(filepath.Join(work, gate)); err == nil {
-				break
-			}
-		}
+		holdUntil(r.Context(), filepath.Join(work, gate))
 		http.NotFound(w, r)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +91,7 @@ type reply struct {
 }
 
 // decide picks the reply for a prompt, holding it as the prompt says.
-func (m *fakeModel) decide(endpoint, prompt string, toolResult bool, toolOutput string) reply {
+func (m *fakeModel) decide(ctx context.Context, endpoint, prompt string, toolResult bool, toolOutput string) reply {
 	m.logf("%s request prompt=%q tool_result=%v", endpoint, oneLine(prompt), toolResult)
 	if toolResult {
 		return reply{text: "done: " + strings.TrimSpace(toolOutput)}
@@ -104,11 +101,7 @@ func (m *fakeModel) decide(endpoint, prompt string, toolResult bool, toolOutput 
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(m.work, path)
 		}
-		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(path); err == nil {
-				break
-			}
-		}
+		holdUntil(ctx, path)
 	}
 	if _, rest, ok := strings.Cut(prompt, "BARRIER:"); ok {
 		key := strings.Fields(rest)[0]
@@ -133,6 +126,23 @@ func (m *fakeModel) decide(endpoint, prompt string, toolResult bool, toolOutput 
 		return reply{bash: strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0])}
 	}
 	return reply{text: "ok"}
+}
+
+// holdUntil returns once path exists or ctx is done: a held answer has
+// no deadline of its own, since a holder that answered by itself would
+// end and release its session while a slow test still counts on it. The
+// request's context ends when the harness goes, or the server closes at
+// the script's end.
+func holdUntil(ctx context.Context, path string) {
+	for ctx.Err() == nil {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func oneLine(s string) string {
@@ -200,7 +210,7 @@ func (m *fakeModel) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	rep := m.decide("chat", prompt, toolResult, toolOut)
+	rep := m.decide(r.Context(), "chat", prompt, toolResult, toolOut)
 	startSSE(w)
 	chunk := func(delta map[string]any, finish any) {
 		sse(w, "", map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": "fake-model",
@@ -238,7 +248,7 @@ func (m *fakeModel) messages(w http.ResponseWriter, r *http.Request) {
 		prompt = textOf(req.Messages[i].Content) + "\n" + prompt
 		toolResult = toolResult || strings.Contains(string(req.Messages[i].Content), `"tool_result"`)
 	}
-	rep := m.decide("messages", prompt, toolResult, prompt)
+	rep := m.decide(r.Context(), "messages", prompt, toolResult, prompt)
 	// Claude Code's side requests (a title, a topic) offer no tools: only a
 	// turn that offers Bash gets the call.
 	hasBash := slices.ContainsFunc(req.Tools, func(t struct {
@@ -302,7 +312,7 @@ func (m *fakeModel) responses(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	rep := m.decide("responses", prompt, toolResult, "")
+	rep := m.decide(r.Context(), "responses", prompt, toolResult, "")
 	text := rep.text
 	if rep.bash != "" {
 		text = "ok"
@@ -370,7 +380,7 @@ func (m *fakeModel) gemini(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		rep = m.decide("gemini", prompt, toolResult, toolOut)
+		rep = m.decide(r.Context(), "gemini", prompt, toolResult, toolOut)
 	}
 	part := map[string]any{"text": rep.text}
 	if rep.bash != "" {
