@@ -181,6 +181,7 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 	defer func() {
 		if !waited && args[0] != "pane" {
 			logPanes(ts) // what a TUI shows says why it did not come
+			logDebugLog(ts)
 		}
 	}()
 	f.run(ts, neg, args[1:], f.within)
@@ -201,6 +202,23 @@ func logPanes(ts *testscript.TestScript) {
 			ts.Logf("tmux pane %s of %s shows:\n%s", target, filepath.Base(sock), bytes.TrimRight(text, "\n"))
 		}
 	}
+}
+
+// logDebugLog logs the last lines of the debug log that a script asks
+// gemini to write ($GEMINI_DEBUG_LOG_FILE): what gemini did while it drew
+// nothing new.
+func logDebugLog(ts *testscript.TestScript) {
+	path := ts.Getenv("GEMINI_DEBUG_LOG_FILE")
+	if path == "" {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		ts.Logf("gemini's debug log: %v", err)
+		return
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	ts.Logf("the last lines of gemini's debug log %s:\n%s", path, strings.Join(lines[max(0, len(lines)-60):], ""))
 }
 
 func waitExit(ts *testscript.TestScript, _ bool, args []string, within time.Duration) {
