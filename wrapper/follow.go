@@ -34,9 +34,8 @@ import (
 
 // followDelay is how long the child runs before its files are watched,
 // when each one exists and its inode is held: a child gone by then costs
-// no inotify instance at all (whose end is handed to wrapper/retire), and
-// what moved meanwhile is found by the follower's first check, from the
-// held descriptors. A file not there yet
+// no inotify instance at all, and what moved meanwhile is found by the
+// follower's first check, from the held descriptors. A file not there yet
 // is watched at once: its creation must be seen, to hold its inode before
 // it can be renamed.
 const followDelay = 5 * time.Millisecond

@@ -5,8 +5,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/padrun/padrun/wrapper/retire"
 )
 
 // follower watches, with inotify, every folder on the way to a set of
@@ -61,7 +59,7 @@ func (f *follower) wake() { unix.Write(f.quit[1], []byte{1}) } // Best effort: a
 func (f *follower) stop() {
 	unix.Write(f.quit[1], []byte{0}) // Best effort.
 	f.wg.Wait()
-	retire.Close(f.in)
+	unix.Close(f.in)
 	unix.Close(f.quit[0])
 	unix.Close(f.quit[1])
 }

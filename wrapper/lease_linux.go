@@ -15,7 +15,6 @@ import (
 
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/wrapper/harness"
-	"github.com/padrun/padrun/wrapper/retire"
 	"github.com/padrun/padrun/wrapper/watch"
 )
 
@@ -95,7 +94,7 @@ func (l *leases) stop() {
 	close(l.quit)
 	l.in.SetReadDeadline(time.Unix(1, 0)) // ends read
 	l.wg.Wait()
-	retire.CloseFile(l.in)
+	l.in.Close()
 	signal.Stop(l.sig)
 	for _, f := range l.files {
 		if f != nil {

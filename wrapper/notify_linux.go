@@ -3,7 +3,6 @@ package wrapper
 import (
 	"golang.org/x/sys/unix"
 
-	"github.com/padrun/padrun/wrapper/retire"
 	"github.com/padrun/padrun/wrapper/watch"
 )
 
@@ -49,7 +48,7 @@ func (n *notifier) run(size int, event func(ev *unix.InotifyEvent, name string),
 
 // close releases the descriptors of a notifier whose loop never started.
 func (n *notifier) close() {
-	retire.Close(n.in)
+	unix.Close(n.in)
 	unix.Close(n.quitR)
 	unix.Close(n.quitW)
 }

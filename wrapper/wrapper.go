@@ -23,7 +23,6 @@ import (
 	"github.com/padrun/padrun/supervise"
 	"github.com/padrun/padrun/supervise/cgroup"
 	"github.com/padrun/padrun/wrapper/harness"
-	"github.com/padrun/padrun/wrapper/retire"
 )
 
 // Version is padrun's version, recorded in markers and records. Release
@@ -196,7 +195,6 @@ type session struct {
 func Run(o Options) (Result, error) {
 	// The handlers stay installed after Run returns: padrun exits right
 	// after, and a signal that arrives during cleanup must not cut it short.
-	defer retire.Hand() // last: the kernel's cost of the watches is not padrun's exit's
 	sigs := make(chan os.Signal, 16)
 	supervise.KeepIgnored()
 	notify(sigs, supervise.AbortSignals)
@@ -268,9 +266,7 @@ func Run(o Options) (Result, error) {
 	s.fenceChild(child)
 	watchChild(child.Pid)
 	s.greet.started()
-	res, err := s.supervise(child, sigs, stopWatch)
-	retire.Ending() // the watches end with the run, after this
-	return res, err
+	return s.supervise(child, sigs, stopWatch)
 }
 
 // serveControl starts the control socket of r (when it has one) and names

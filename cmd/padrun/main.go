@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/padrun/padrun/wrapper"
-	"github.com/padrun/padrun/wrapper/retire"
 )
 
 // The child gets SIGKILL when the thread that forked it exits:
@@ -20,8 +19,6 @@ func main() {
 	switch filepath.Base(os.Args[0]) {
 	case wrapper.FenceName:
 		os.Exit(wrapper.FenceMain(os.Args[1:])) // a session's fence, started by padrun (docs/spec.md §15)
-	case retire.Name:
-		os.Exit(retire.Main()) // its exit destroys the instances padrun handed it (wrapper/retire)
 	}
 	os.Exit(run(mainArgs()))
 }

@@ -23,7 +23,6 @@ import (
 
 	"github.com/padrun/padrun/marker/etcdhold/tunnel"
 	"github.com/padrun/padrun/wrapper"
-	"github.com/padrun/padrun/wrapper/retire"
 )
 
 var (
@@ -57,7 +56,6 @@ func TestMain(m *testing.M) {
 		"etcdchild":       etcdChild,
 		"padrun-etcd-tls": func() { os.Exit(tunnel.Main(os.Args[1:])) },
 		wrapper.FenceName: func() { os.Exit(wrapper.FenceMain(os.Args[1:])) },
-		retire.Name:       func() { os.Exit(retire.Main()) },
 	})
 }
 

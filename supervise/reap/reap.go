@@ -1,6 +1,6 @@
 // Package reap keeps apart the two kinds of child padrun has: those it
-// starts itself through os/exec (the etcd TLS helper, the fence, the
-// retirer), which their own Wait reaps, and the orphans of the session,
+// starts itself through os/exec (the etcd TLS helper, the fence), which
+// their own Wait reaps, and the orphans of the session,
 // which come to padrun as their subreaper and which nobody waits for.
 // Orphans reaps the second kind and leaves the first alone: a wait(2) for
 // any child would take an os/exec child's exit from its Wait, which then

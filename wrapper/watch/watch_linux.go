@@ -17,7 +17,6 @@ import (
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/safefile"
 	"github.com/padrun/padrun/wrapper/harness"
-	"github.com/padrun/padrun/wrapper/retire"
 )
 
 // watcher follows the watched folders: inotify for new files and writes,
@@ -98,7 +97,7 @@ func newWatcher(ws []harness.Watch, now time.Time, root int, ev Events) (*watche
 }
 
 func (w *watcher) close() {
-	retire.Close(w.in)
+	unix.Close(w.in)
 	if w.fan != nil {
 		w.fan.close()
 	}
