@@ -15,7 +15,7 @@ import (
 func Orphans(skip int) {
 	mu.Lock()
 	defer mu.Unlock()
-	if reapHead(skip) {
+	if reapHead(skip) == blocked {
 		reapListed(skip)
 	}
 }
@@ -26,15 +26,25 @@ func Orphans(skip int) {
 func Left() bool {
 	mu.Lock()
 	defer mu.Unlock()
-	reapHead(0)
+	if reapHead(0) == none {
+		return false // no list to read: every thread's would be empty
+	}
 	return reapListed(0)
 }
 
+// head is where reapHead stopped.
+type head int
+
+const (
+	none    head = iota // no child at all (ECHILD)
+	running             // children, none of which has exited, or waitid failed
+	blocked             // at an exited child that is padrun's own or skip
+)
+
 // reapHead reaps exited children as long as the kernel's first one is
-// neither padrun's own nor skip: one waitid each, the cheap path. It
-// reports whether it stopped at one of those, so that the rest need the
-// list of children.
-func reapHead(skip int) (blocked bool) {
+// neither padrun's own nor skip: one waitid each, the cheap path. It says
+// where it stopped: at one of those, the rest need the list of children.
+func reapHead(skip int) head {
 	for {
 		var info unix.Siginfo
 		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
@@ -43,10 +53,12 @@ func reapHead(skip int) (blocked bool) {
 		}
 		pid := int(siginfoPid(&info))
 		switch {
+		case err == unix.ECHILD:
+			return none
 		case err != nil || pid <= 0:
-			return false // no child, or none has exited
+			return running // none has exited
 		case pid == skip || own[pid]:
-			return true
+			return blocked
 		}
 		var ws unix.WaitStatus
 		unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Best effort.
