@@ -131,7 +131,11 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 	if blockOn != "" {
 		order = append([]string{blockOn}, slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == blockOn })...)
 	}
-	look := &outsideLook{} // one pass over the processes, for every file
+	look := s.ahead // one pass over the processes, for every file
+	if look == nil {
+		look = &outsideLook{}
+	}
+	s.ahead = nil // a later attempt, after a wait, looks again
 	for _, f := range order {
 		m := s.proto
 		m.Nonce = uuid.NewString()

@@ -40,6 +40,22 @@ type outsideLook struct {
 	writers []outsider
 	err     error // no process table to look at
 	done    bool
+	// ready is closed when a pass that lookAhead started has ended; nil
+	// for a pass made on first use.
+	ready chan struct{}
+}
+
+// lookAhead starts the pass of the run's first acquire beside the rest of
+// its start: it needs only the run's own identity, and a writer that
+// starts after it began could as well start after the acquire (the watch
+// is for those). A run that guards nothing makes none.
+func lookAhead(self ident.Self) *outsideLook {
+	look := &outsideLook{ready: make(chan struct{})}
+	go func() {
+		defer close(look.ready)
+		look.writers, look.err = procWriters(self)
+	}()
+	return look
 }
 
 // outsideHeld is the refusal of file, which the run has just taken, when a
@@ -54,6 +70,10 @@ func (s *session) outsideHeld(look *outsideLook, file string) error {
 		if err := s.recordHeld(file, r); err != nil {
 			return err
 		}
+	}
+	if look.ready != nil {
+		<-look.ready
+		look.ready, look.done = nil, true
 	}
 	if !look.done {
 		start := time.Now()

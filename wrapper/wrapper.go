@@ -129,8 +129,8 @@ type Result struct {
 }
 
 // session is one run's state, for cleanup. What is set before the child
-// starts (o, self, proto, reg, parent, ctlDone, queued, cg, guards, etcd's
-// client and the jobs) is read unlocked after. The held set has its lock
+// starts (o, self, proto, reg, parent, ctlDone, queued, cg, ahead, guards,
+// etcd's client and the jobs) is read unlocked after. The held set has its lock
 // (held.go); what is decided with it is guarded by that lock too, and the
 // parts that have a lock of their own (childStop, overflow, greet, inUse,
 // etcd.lease, the record writer) are taken under it, never the reverse.
@@ -147,6 +147,9 @@ type session struct {
 	// queued, when set, records that the run waits for a file (--wait).
 	queued func(file string)
 	cg     *cgroup.Session // the session's cgroup, where padrun could make one
+	// ahead is the pass over the processes that prepare started for the
+	// first acquire (lookAhead), until that acquire takes it.
+	ahead *outsideLook
 
 	// heldSet is the files this run holds and the record derived from
 	// them. Its lock, s.mu, also guards what the control handlers, the
@@ -319,6 +322,9 @@ func prepare(o Options) (*session, *run, error) {
 	}
 	if err := s.resolve(r); err != nil {
 		return nil, nil, err
+	}
+	if len(r.files) > 0 {
+		s.ahead = lookAhead(s.self) // docs/spec.md §5 rule 9, beside the rest of the start
 	}
 	companion := harness.Companion(r.plan)
 	if r.ctlDir, err = s.setupCompanion(&r.plan); err != nil {
