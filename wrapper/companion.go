@@ -82,7 +82,7 @@ func (s *session) loadCompanion(c *harness.CompanionSpec, plan *harness.Plan, wr
 	dir, err = controlDir(s.o.Env.RuntimeDir)
 	load := harness.Load{Version: plan.Version, Getenv: s.o.Env.Getenv}
 	if err == nil && c.Script != nil {
-		load.Script, err = write(dir, c.ScriptName, ".js", c.Script)
+		load.Script, err = write(dir, c.ScriptName, ".js", c.Script())
 	}
 	if err == nil && c.Hook != "" {
 		var self string

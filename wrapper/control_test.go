@@ -240,7 +240,7 @@ func TestControlDir_RefusesUnsafeFolders(t *testing.T) {
 func TestWriteCompanion_ContentAddressed_NeverThroughSymlink(t *testing.T) {
 	dir := testControlDir(t)
 	pi, _ := harness.Lookup("pi")
-	piCompanion := pi.Companion.Script
+	piCompanion := pi.Companion.Script()
 	p, err := writeCompanion(dir, "pi-companion", ".js", piCompanion)
 	if err != nil {
 		t.Fatal(err)

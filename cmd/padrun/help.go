@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -20,8 +21,10 @@ import (
 
 const summary = "run an AI coding-agent harness as the only live writer of its session files"
 
-// description is padrun's own, its harnesses named as padrun knows them.
-var description = wrap(`Runs COMMAND as a supervised child that is the only live writer of its
+// description is padrun's own, its harnesses named as padrun knows them;
+// like envVars, put together when help asks (a run does not).
+var description = sync.OnceValue(func() string {
+	return wrap(`Runs COMMAND as a supervised child that is the only live writer of its
 session files. The files come from the harness's command line
 (`+strings.Join(harness.Names(), ", ")+`) and from --guard. A file held by another live session is refused
 (exit 75), or waited for with --wait. Everything after --, or from the first
@@ -32,27 +35,30 @@ what it left running gets TERM, then KILL after --grace, and padrun says so;
 then padrun exits with the child's status. A process that outlives even KILL
 keeps the files held. If padrun itself is killed, the files stay held until
 the last process of its session is gone: the next run is refused, naming it.`
+})
 
 // envVar is an environment variable padrun reads.
 type envVar struct{ name, desc string }
 
 // envVars lists every variable padrun reads (TestHelp_NamesEveryVariable
 // checks this against the code).
-var envVars = slices.Concat([]envVar{
-	{"PADRUN_REGISTRY_DIR", "the registry folder (default ~/.pad/sessions)"},
-	{"PADRUN_LOG_LEVEL", "log level, as --log-level"},
-	{"PADRUN_LOG_FORMAT", "log format, as --log-format"},
-	{"PADRUN_LOG_FILE", "log file, as --log-file"},
-	{"PADRUN_ETCD", "etcd's endpoints, as --etcd"},
-	{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
-	{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
-}, harnessEnv(), []envVar{
-	{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's and gemini's hooks) claims files through"},
-	{"XDG_RUNTIME_DIR", "where padrun puts its control sockets and folders of harness entries (else a padrun-UID folder in the temp folder)"},
-	{"XDG_STATE_HOME", "padrun's state folder is its padrun/ (else ~/.local/state/padrun): the untested harness releases it warned about"},
-	{"PATH", "where COMMAND is looked up, past padrun itself for a harness; the child's starts with padrun's folder of harness entries (see --no-nested-guard)"},
-	{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
-	{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},
+var envVars = sync.OnceValue(func() []envVar {
+	return slices.Concat([]envVar{
+		{"PADRUN_REGISTRY_DIR", "the registry folder (default ~/.pad/sessions)"},
+		{"PADRUN_LOG_LEVEL", "log level, as --log-level"},
+		{"PADRUN_LOG_FORMAT", "log format, as --log-format"},
+		{"PADRUN_LOG_FILE", "log file, as --log-file"},
+		{"PADRUN_ETCD", "etcd's endpoints, as --etcd"},
+		{"PAD_SESSION_PID", "the outer session, when padrun runs inside one (a positive integer)"},
+		{"PAD_AGENT", "the agent name when neither --agent nor .pad.toml gives one"},
+	}, harnessEnv(), []envVar{
+		{"PADRUN_CONTROL", "set by padrun for the child: the control socket its companion (claude's and gemini's hooks) claims files through"},
+		{"XDG_RUNTIME_DIR", "where padrun puts its control sockets and folders of harness entries (else a padrun-UID folder in the temp folder)"},
+		{"XDG_STATE_HOME", "padrun's state folder is its padrun/ (else ~/.local/state/padrun): the untested harness releases it warned about"},
+		{"PATH", "where COMMAND is looked up, past padrun itself for a harness; the child's starts with padrun's folder of harness entries (see --no-nested-guard)"},
+		{"HOME", "the home folder (registry, harness folders, ~ in ls)"},
+		{"COLUMNS", "the width ls fits its table to (default: the terminal's)"},
+	})
 })
 
 // harnessEnv is what the harnesses' adapters read of the environment.
@@ -219,14 +225,14 @@ func mainHelp(w io.Writer) {
 	for _, v := range shownVerbs() {
 		fmt.Fprintln(w, "       "+v.synopsis())
 	}
-	fmt.Fprintf(w, "\n%s\n\nexamples:\n%s", description, exampleList())
+	fmt.Fprintf(w, "\n%s\n\nexamples:\n%s", description(), exampleList())
 	fmt.Fprintf(w, "\nflags:\n%s\n", flagUsages(runFlagSet()))
 	fmt.Fprintln(w, "verbs:")
 	for _, v := range shownVerbs() {
 		fmt.Fprintf(w, "  %-11s %s\n", v.name, v.short)
 	}
 	fmt.Fprintln(w, "\nEach verb has --help: padrun VERB --help, or padrun help VERB.")
-	fmt.Fprintf(w, "\nenvironment:\n%s", table(envVars))
+	fmt.Fprintf(w, "\nenvironment:\n%s", table(envVars()))
 	fmt.Fprintf(w, "\nexit status:\n%s", table(exitStatuses))
 }
 

@@ -77,7 +77,7 @@ func manPage(w io.Writer) {
 			fmt.Fprintln(w, roff(args)) // an empty line here would be a blank line
 		}
 	}
-	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n.SH EXAMPLES\n", roff(strings.ReplaceAll(description, "\n", " ")))
+	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n.SH EXAMPLES\n", roff(strings.ReplaceAll(description(), "\n", " ")))
 	for _, e := range examples {
 		fmt.Fprintf(w, ".TP\n.B %s\n%s\n", roff(e.name), roff(e.desc))
 	}
@@ -92,7 +92,7 @@ func manPage(w io.Writer) {
 		fmt.Fprint(w, ".RE\n")
 	}
 	fmt.Fprint(w, ".SH ENVIRONMENT\n")
-	for _, e := range envVars {
+	for _, e := range envVars() {
 		fmt.Fprintf(w, ".TP\n.B %s\n%s\n", e.name, roff(e.desc))
 	}
 	fmt.Fprint(w, ".SH EXIT STATUS\n")

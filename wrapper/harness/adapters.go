@@ -26,9 +26,10 @@ var piJS []byte
 //go:embed companion/opencode.js
 var opencodeJS []byte
 
+// The companions, each put together at its first use.
 var (
-	piExtension    = slices.Concat(controlJS, []byte("\n"), piJS)
-	opencodePlugin = slices.Concat(controlJS, []byte("\n"), opencodeJS)
+	piExtension    = sync.OnceValue(func() []byte { return slices.Concat(controlJS, []byte("\n"), piJS) })
+	opencodePlugin = sync.OnceValue(func() []byte { return slices.Concat(controlJS, []byte("\n"), opencodeJS) })
 )
 
 // adapters are the harnesses padrun knows, in the order people read them,
@@ -309,3 +310,10 @@ func dbAdapter(h dbHarness, agent string, packages []string, oldest, newest stri
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
+
+// words is a set of command-line words (flags, subcommands), kept as
+// static data: a map literal is built at the package's init, on every
+// run of padrun, harness or not.
+type words []string
+
+func (w words) has(s string) bool { return slices.Contains(w, s) }

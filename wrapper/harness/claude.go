@@ -15,26 +15,26 @@ import (
 // optional value (taken unless the next word is a flag), or a list (every
 // following word up to the next flag).
 var (
-	claudeValue = map[string]bool{
-		"--agent": true, "--agents": true, "--append-system-prompt": true, "--append-system-prompt-file": true,
-		"--debug-file": true, "--effort": true, "--fallback-model": true, "--input-format": true,
-		"--json-schema": true, "--max-budget-usd": true, "--max-turns": true, "--model": true, "-n": true,
-		"--name": true, "--output-format": true, "--permission-mode": true, "--permission-prompt-tool": true,
-		"--plugin-dir": true, "--plugin-url": true, "--remote-control-session-name-prefix": true,
-		"--session-id": true, "--setting-sources": true, "--settings": true, "--system-prompt": true,
-		"--system-prompt-file": true,
+	claudeValue = words{
+		"--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file",
+		"--debug-file", "--effort", "--fallback-model", "--input-format",
+		"--json-schema", "--max-budget-usd", "--max-turns", "--model", "-n",
+		"--name", "--output-format", "--permission-mode", "--permission-prompt-tool",
+		"--plugin-dir", "--plugin-url", "--remote-control-session-name-prefix",
+		"--session-id", "--setting-sources", "--settings", "--system-prompt",
+		"--system-prompt-file",
 	}
-	claudeOptional = map[string]bool{
-		"-d": true, "--debug": true, "--from-pr": true, "--prompt-suggestions": true, "--remote-control": true,
-		"-r": true, "--resume": true, "-w": true, "--worktree": true,
+	claudeOptional = words{
+		"-d", "--debug", "--from-pr", "--prompt-suggestions", "--remote-control",
+		"-r", "--resume", "-w", "--worktree",
 	}
-	claudeList = map[string]bool{
-		"--add-dir": true, "--allowedTools": true, "--allowed-tools": true, "--betas": true,
-		"--disallowedTools": true, "--disallowed-tools": true, "--file": true, "--mcp-config": true, "--tools": true,
+	claudeList = words{
+		"--add-dir", "--allowedTools", "--allowed-tools", "--betas",
+		"--disallowedTools", "--disallowed-tools", "--file", "--mcp-config", "--tools",
 	}
-	claudeCommands = map[string]bool{
-		"mcp": true, "config": true, "doctor": true, "update": true, "upgrade": true, "install": true, "plugin": true,
-		"setup-token": true, "migrate-installer": true, "agents": true, "auth": true,
+	claudeCommands = words{
+		"mcp", "config", "doctor", "update", "upgrade", "install", "plugin",
+		"setup-token", "migrate-installer", "agents", "auth",
 	}
 )
 
@@ -82,7 +82,7 @@ func parseClaude(argv []string) claudeArgs {
 			a.noPersist = true
 		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
 			a.info = true
-		case claudeValue[name]:
+		case claudeValue.has(name):
 			if takeValue() {
 				switch name {
 				case "--session-id":
@@ -93,7 +93,7 @@ func parseClaude(argv []string) claudeArgs {
 					a.inputFormat = value
 				}
 			}
-		case claudeOptional[name]:
+		case claudeOptional.has(name):
 			if !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 				value, hasValue = argv[i], true
@@ -104,13 +104,13 @@ func parseClaude(argv []string) claudeArgs {
 			case "-w", "--worktree":
 				a.worktree = true
 			}
-		case claudeList[name]:
+		case claudeList.has(name):
 			for !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 			}
 		case !strings.HasPrefix(arg, "-") && !positional:
 			positional = true
-			if claudeCommands[arg] {
+			if claudeCommands.has(arg) {
 				a.info = true
 				return a
 			}

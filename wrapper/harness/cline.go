@@ -13,26 +13,26 @@ import (
 // whatever it is, --thinking and --retries the next one unless it starts
 // with "-", --auto-approve only an explicit "true" or "false".
 var (
-	clineValue = map[string]bool{
-		"-c": true, "--cwd": true, "--compaction": true, "--id": true, "-P": true, "--provider": true,
-		"-k": true, "--key": true, "-m": true, "--model": true, "-s": true, "--system": true,
-		"-t": true, "--timeout": true, "--config": true, "--data-dir": true, "--hooks-dir": true,
-		"--team-name": true,
+	clineValue = words{
+		"-c", "--cwd", "--compaction", "--id", "-P", "--provider",
+		"-k", "--key", "-m", "--model", "-s", "--system",
+		"-t", "--timeout", "--config", "--data-dir", "--hooks-dir",
+		"--team-name",
 	}
-	clineOptional = map[string]bool{"--thinking": true, "--reasoning-effort": true, "--retries": true}
-	clineBool     = map[string]bool{
-		"-p": true, "--plan": true, "--json": true, "-i": true, "--tui": true, "-z": true, "--zen": true,
-		"--acp": true, "--worktree": true, "--update": true, "--kanban": true, "-v": true, "--verbose": true,
-		"-a": true, "--act": true, "-y": true, "--yolo": true, "-V": true, "--version": true, "-h": true,
-		"--help": true,
+	clineOptional = words{"--thinking", "--reasoning-effort", "--retries"}
+	clineBool     = words{
+		"-p", "--plan", "--json", "-i", "--tui", "-z", "--zen",
+		"--acp", "--worktree", "--update", "--kanban", "-v", "--verbose",
+		"-a", "--act", "-y", "--yolo", "-V", "--version", "-h",
+		"--help",
 	}
 	// clineCommands are cline's subcommands: none writes a session, but
 	// config and history open the TUI at a terminal (its config view and
 	// its history picker), from where a chat starts or resumes.
-	clineCommands = map[string]bool{
-		"auth": true, "config": true, "plugin": true, "skill": true, "connect": true, "mcp": true,
-		"doctor": true, "history": true, "h": true, "hook": true, "schedule": true, "hub": true,
-		"dashboard": true, "update": true, "version": true, "kanban": true,
+	clineCommands = words{
+		"auth", "config", "plugin", "skill", "connect", "mcp",
+		"doctor", "history", "h", "hook", "schedule", "hub",
+		"dashboard", "update", "version", "kanban",
 	}
 )
 
@@ -56,7 +56,7 @@ func parseCline(argv []string) clineArgs {
 			break
 		}
 		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			if !a.prompt && clineCommands[arg] {
+			if !a.prompt && clineCommands.has(arg) {
 				a.command = arg
 				return a
 			}
@@ -69,11 +69,11 @@ func parseCline(argv []string) clineArgs {
 			// value takes the rest of the word.
 			for j := 1; j < len(arg); j++ {
 				short := "-" + arg[j:j+1]
-				if clineValue[short] {
+				if clineValue.has(short) {
 					a.set(short, arg[j+1:], j+1 < len(arg), argv, &i)
 					break
 				}
-				if !clineBool[short] {
+				if !clineBool.has(short) {
 					a.unknown = short
 					return a
 				}
@@ -82,9 +82,9 @@ func parseCline(argv []string) clineArgs {
 			continue
 		}
 		switch {
-		case clineValue[name]:
+		case clineValue.has(name):
 			a.set(name, value, inline, argv, &i)
-		case clineOptional[name]:
+		case clineOptional.has(name):
 			if !inline && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 			}
@@ -92,7 +92,7 @@ func parseCline(argv []string) clineArgs {
 			if !inline && i+1 < len(argv) && (argv[i+1] == "true" || argv[i+1] == "false") {
 				i++
 			}
-		case clineBool[name] && !inline:
+		case clineBool.has(name) && !inline:
 			a.flag(name)
 		default:
 			a.unknown = name

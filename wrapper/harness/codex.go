@@ -7,21 +7,21 @@ import (
 )
 
 var (
-	codexValue = map[string]bool{
-		"-c": true, "--config": true, "--enable": true, "--disable": true, "--remote": true,
-		"--remote-auth-token-env": true, "-i": true, "--image": true, "-m": true, "--model": true,
-		"--local-provider": true, "-p": true, "--profile": true, "-s": true, "--sandbox": true,
-		"-C": true, "--cd": true, "--add-dir": true, "--thread-source": true, "--cyber-access-program": true,
-		"--output-schema": true, "--color": true, "-o": true, "--output-last-message": true,
-		"-a": true, "--ask-for-approval": true,
+	codexValue = words{
+		"-c", "--config", "--enable", "--disable", "--remote",
+		"--remote-auth-token-env", "-i", "--image", "-m", "--model",
+		"--local-provider", "-p", "--profile", "-s", "--sandbox",
+		"-C", "--cd", "--add-dir", "--thread-source", "--cyber-access-program",
+		"--output-schema", "--color", "-o", "--output-last-message",
+		"-a", "--ask-for-approval",
 	}
 	// codexNoSession are subcommands that run no agent session.
-	codexNoSession = map[string]bool{
-		"login": true, "logout": true, "mcp": true, "plugin": true, "app-server": true, "remote-control": true,
-		"completion": true, "update": true, "doctor": true, "sandbox": true, "debug": true, "apply": true, "a": true,
-		"queue": true, "archive": true, "delete": true, "migrate-rollouts": true, "migrate-nfs-db": true,
-		"unarchive": true, "cloud": true, "exec-server": true, "features": true, "help": true, "agents": true,
-		"mcp-server": true,
+	codexNoSession = words{
+		"login", "logout", "mcp", "plugin", "app-server", "remote-control",
+		"completion", "update", "doctor", "sandbox", "debug", "apply", "a",
+		"queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db",
+		"unarchive", "cloud", "exec-server", "features", "help", "agents",
+		"mcp-server",
 	}
 )
 
@@ -53,7 +53,7 @@ func parseCodex(argv []string) codexArgs {
 			a.json = true
 		case name == "-h" || name == "--help" || name == "-V" || name == "--version":
 			a.info = true
-		case codexValue[name]:
+		case codexValue.has(name):
 			if !hasValue {
 				i++
 			}
@@ -69,7 +69,7 @@ func parseCodex(argv []string) codexArgs {
 				a.fork, words = true, 0
 			case words == 1 && arg == "review":
 				a.review = true
-			case words == 1 && !a.exec && !a.resume && !a.fork && codexNoSession[arg]:
+			case words == 1 && !a.exec && !a.resume && !a.fork && codexNoSession.has(arg):
 				a.info = true
 				return a
 			case words == 1 && (a.resume || a.fork) && a.id == "":

@@ -17,9 +17,9 @@ type CompanionSpec struct {
 	// CanCancel: the companion cancels a switch into a held session (pi's
 	// session_before_switch); else a refused claim ends the harness.
 	CanCancel bool
-	// Script, when set, is written into padrun's control folder as
-	// ScriptName-VERSION-HASH.js and loaded from there.
-	Script     []byte
+	// Script, when set, gives the script written into padrun's control
+	// folder as ScriptName-VERSION-HASH.js and loaded from there.
+	Script     func() []byte
 	ScriptName string
 	// Hook, when set, is the padrun command line (after padrun's own path)
 	// the harness's hooks run: "companion SIDE", to which they add

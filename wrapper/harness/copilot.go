@@ -16,29 +16,29 @@ import (
 // (taken unless the next word is a flag), or an optional list (every word
 // up to the next flag).
 var (
-	copilotValue = map[string]bool{
-		"-i": true, "--interactive": true, "-p": true, "--prompt": true, "--model": true,
-		"--reasoning-effort": true, "--effort": true, "--context": true, "--auto-tier": true, "--agent": true,
-		"-n": true, "--name": true, "--session-id": true, "-C": true, "--log-dir": true,
-		"--extension-sdk-path": true, "--log-level": true, "--stream": true, "--output-format": true,
-		"--add-dir": true, "--attachment": true, "--disable-mcp-server": true, "--enable-mcp-server": true,
-		"--add-github-mcp-toolset": true, "--add-github-mcp-tool": true, "--plugin-dir": true,
-		"--additional-mcp-config": true, "--dynamic-retrieval": true, "--environment-compute-id": true,
-		"--environment-host": true, "--max-ai-credits": true, "--max-autopilot-continues": true,
-		"--mcp-github-auth": true, "--mode": true, "--usage-output-file": true, "--config-dir": true,
-		"--env": true, "--header": true, "--host": true, "--timeout": true, "--tools": true,
+	copilotValue = words{
+		"-i", "--interactive", "-p", "--prompt", "--model",
+		"--reasoning-effort", "--effort", "--context", "--auto-tier", "--agent",
+		"-n", "--name", "--session-id", "-C", "--log-dir",
+		"--extension-sdk-path", "--log-level", "--stream", "--output-format",
+		"--add-dir", "--attachment", "--disable-mcp-server", "--enable-mcp-server",
+		"--add-github-mcp-toolset", "--add-github-mcp-tool", "--plugin-dir",
+		"--additional-mcp-config", "--dynamic-retrieval", "--environment-compute-id",
+		"--environment-host", "--max-ai-credits", "--max-autopilot-continues",
+		"--mcp-github-auth", "--mode", "--usage-output-file", "--config-dir",
+		"--env", "--header", "--host", "--timeout", "--tools",
 	}
-	copilotOptional = map[string]bool{
-		"-r": true, "--resume": true, "--connect": true, "--share": true, "--bash-env": true, "--mouse": true,
+	copilotOptional = words{
+		"-r", "--resume", "--connect", "--share", "--bash-env", "--mouse",
 	}
-	copilotList = map[string]bool{
-		"--allow-tool": true, "--allow-url": true, "--available-tools": true, "--deny-tool": true,
-		"--deny-url": true, "--excluded-tools": true, "--secret-env-vars": true,
+	copilotList = words{
+		"--allow-tool", "--allow-url", "--available-tools", "--deny-tool",
+		"--deny-url", "--excluded-tools", "--secret-env-vars",
 	}
-	copilotCommands = map[string]bool{
-		"app": true, "login": true, "help": true, "init": true, "config": true, "update": true, "version": true,
-		"workflow": true, "sessions": true, "memories": true, "plugin": true, "mcp": true, "skill": true,
-		"instruction": true, "lsp": true, "sandbox": true, "completion": true,
+	copilotCommands = words{
+		"app", "login", "help", "init", "config", "update", "version",
+		"workflow", "sessions", "memories", "plugin", "mcp", "skill",
+		"instruction", "lsp", "sandbox", "completion",
 	}
 )
 
@@ -66,7 +66,7 @@ func parseCopilot(argv []string) copilotArgs {
 			a.acp = true
 		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
 			a.info = true
-		case copilotValue[name]:
+		case copilotValue.has(name):
 			if !hasValue && i+1 < len(argv) {
 				i++
 				value = argv[i]
@@ -79,7 +79,7 @@ func parseCopilot(argv []string) copilotArgs {
 			case "--output-format":
 				a.outputFormat = value
 			}
-		case copilotOptional[name]:
+		case copilotOptional.has(name):
 			if !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 				value = argv[i]
@@ -90,11 +90,11 @@ func parseCopilot(argv []string) copilotArgs {
 			case "--connect":
 				a.connect = true
 			}
-		case copilotList[name]:
+		case copilotList.has(name):
 			for !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 			}
-		case !strings.HasPrefix(arg, "-") && copilotCommands[arg]:
+		case !strings.HasPrefix(arg, "-") && copilotCommands.has(arg):
 			a.info = true
 			return a
 		}

@@ -13,24 +13,24 @@ import (
 // the root's options L, the resume command and the exec command): one value,
 // an optional value (taken unless the next word is a flag), or a flag.
 var (
-	droidValue = map[string]bool{
-		"--settings": true, "--append-system-prompt": true, "--append-system-prompt-file": true, "--fork": true,
-		"--cwd": true, "--worktree-dir": true, "--auto": true,
+	droidValue = words{
+		"--settings", "--append-system-prompt", "--append-system-prompt-file", "--fork",
+		"--cwd", "--worktree-dir", "--auto",
 	}
-	droidExecValue = map[string]bool{
-		"-o": true, "--output-format": true, "--input-format": true, "-f": true, "--file": true, "-s": true,
-		"--session-id": true, "-m": true, "--model": true, "-r": true, "--reasoning-effort": true,
-		"--spec-model": true, "--spec-reasoning-effort": true, "--only-tools": true, "--add-tools": true,
-		"--remove-tools": true, "--tag": true, "--log-group-id": true, "--worker-model": true,
-		"--worker-reasoning-effort": true, "--validator-model": true, "--validator-reasoning-effort": true,
+	droidExecValue = words{
+		"-o", "--output-format", "--input-format", "-f", "--file", "-s",
+		"--session-id", "-m", "--model", "-r", "--reasoning-effort",
+		"--spec-model", "--spec-reasoning-effort", "--only-tools", "--add-tools",
+		"--remove-tools", "--tag", "--log-group-id", "--worker-model",
+		"--worker-reasoning-effort", "--validator-model", "--validator-reasoning-effort",
 	}
-	droidOptional = map[string]bool{"-r": true, "--resume": true, "-w": true, "--worktree": true}
+	droidOptional = words{"-r", "--resume", "-w", "--worktree"}
 	// droidCommands are droid's commands that open no session of their
 	// own; tui, resume and exec do.
-	droidCommands = map[string]bool{
-		"daemon": true, "search": true, "find": true, "update": true, "mcp": true, "plugin": true, "computer": true,
-		"doctor": true, "help": true, "wiki-read": true, "wiki-search": true, "wiki-upload": true, "rules": true,
-		"statusline-probe": true, "software-factory": true, "record-triage-input": true,
+	droidCommands = words{
+		"daemon", "search", "find", "update", "mcp", "plugin", "computer",
+		"doctor", "help", "wiki-read", "wiki-search", "wiki-upload", "rules",
+		"statusline-probe", "software-factory", "record-triage-input",
 	}
 	// droidID is what padrun takes for a session id: droid joins it into
 	// a path as given.
@@ -76,7 +76,7 @@ func parseDroid(argv []string) droidArgs {
 			a.last = true
 		case name == "--fork" && a.cmd == "resume":
 			a.forkPick = true
-		case droidValue[name] || a.cmd == "exec" && droidExecValue[name]:
+		case droidValue.has(name) || a.cmd == "exec" && droidExecValue.has(name):
 			takeValue()
 			switch name {
 			case "--settings":
@@ -92,7 +92,7 @@ func parseDroid(argv []string) droidArgs {
 			case "--input-format":
 				a.input = value
 			}
-		case droidOptional[name]:
+		case droidOptional.has(name):
 			if !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 				value, hasValue = argv[i], true
@@ -106,7 +106,7 @@ func parseDroid(argv []string) droidArgs {
 		case a.cmd == "" && a.cmdAt == 0 && (arg == "tui" || arg == "resume" || arg == "exec"):
 			a.cmd, a.cmdAt = arg, i
 			a.resume = a.resume || arg == "resume"
-		case a.cmd == "" && a.cmdAt == 0 && droidCommands[arg]:
+		case a.cmd == "" && a.cmdAt == 0 && droidCommands.has(arg):
 			a.info = true
 			return a
 		case a.cmd == "resume" && a.resumeID == "":

@@ -18,17 +18,17 @@ var (
 	// 0.43.0 and 0.61.0 declare the same ones, 0.61 adds
 	// --fake-responses-non-strict. -r/--resume and -w/--worktree take one
 	// only when the next word is not an option.
-	geminiValue = map[string]bool{
-		"-m": true, "--model": true, "-p": true, "--prompt": true, "-i": true, "--prompt-interactive": true,
-		"--approval-mode": true, "--policy": true, "--admin-policy": true, "--allowed-mcp-server-names": true,
-		"--allowed-tools": true, "-e": true, "--extensions": true, "--session-file": true, "--session-id": true,
-		"--delete-session": true, "--include-directories": true, "-o": true, "--output-format": true,
-		"--fake-responses": true, "--fake-responses-non-strict": true, "--record-responses": true,
+	geminiValue = words{
+		"-m", "--model", "-p", "--prompt", "-i", "--prompt-interactive",
+		"--approval-mode", "--policy", "--admin-policy", "--allowed-mcp-server-names",
+		"--allowed-tools", "-e", "--extensions", "--session-file", "--session-id",
+		"--delete-session", "--include-directories", "-o", "--output-format",
+		"--fake-responses", "--fake-responses-non-strict", "--record-responses",
 	}
 	// geminiNoSession are gemini's subcommands: none runs a chat.
-	geminiNoSession = map[string]bool{
-		"mcp": true, "extensions": true, "extension": true, "skills": true, "skill": true,
-		"hooks": true, "hook": true, "gemma": true,
+	geminiNoSession = words{
+		"mcp", "extensions", "extension", "skills", "skill",
+		"hooks", "hook", "gemma",
 	}
 )
 
@@ -105,12 +105,12 @@ func parseGemini(argv []string) geminiArgs {
 			if name == "--delete-session" {
 				next()
 			}
-		case geminiValue[name]:
+		case geminiValue.has(name):
 			next()
 		case strings.HasPrefix(arg, "-"):
 		default:
 			words++
-			if words == 1 && geminiNoSession[arg] {
+			if words == 1 && geminiNoSession.has(arg) {
 				a.info = true
 				return a
 			}

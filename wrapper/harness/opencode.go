@@ -146,20 +146,20 @@ func (h dbHarness) db(env Env) string {
 // network options and the global ones); kilo 7.7.9 has the same. A value
 // is the next word unless it looks like an option, as yargs reads them.
 var (
-	opencodeValue = map[string]bool{
-		"-m": true, "--model": true, "--agent": true, "--command": true, "--format": true, "--title": true,
-		"--attach": true, "-p": true, "--password": true, "-u": true, "--username": true, "--dir": true,
-		"--port": true, "--variant": true, "--hostname": true, "--mdns-domain": true, "--prompt": true,
-		"--log-level": true, "--replay-limit": true, "-s": true, "--session": true, "--cwd": true,
+	opencodeValue = words{
+		"-m", "--model", "--agent", "--command", "--format", "--title",
+		"--attach", "-p", "--password", "-u", "--username", "--dir",
+		"--port", "--variant", "--hostname", "--mdns-domain", "--prompt",
+		"--log-level", "--replay-limit", "-s", "--session", "--cwd",
 	}
-	opencodeList = map[string]bool{"-f": true, "--file": true, "--cors": true}
+	opencodeList = words{"-f", "--file", "--cors"}
 	// opencodeCommands are the commands that open no session of their own
 	// (help, set-up, listings, exports). run, $0, serve, web, acp, attach,
 	// session, import, github and pr are read below.
-	opencodeCommands = map[string]bool{
-		"completion": true, "mcp": true, "auth": true, "providers": true, "agent": true, "upgrade": true,
-		"uninstall": true, "models": true, "stats": true, "export": true, "debug": true, "db": true,
-		"plugin": true, "plug": true, "console": true, "help": true, "generate": true, "account": true,
+	opencodeCommands = words{
+		"completion", "mcp", "auth", "providers", "agent", "upgrade",
+		"uninstall", "models", "stats", "export", "debug", "db",
+		"plugin", "plug", "console", "help", "generate", "account",
 	}
 )
 
@@ -207,7 +207,7 @@ func parseOpencode(argv []string) opencodeArgs {
 			a.pure = true
 		case name == "-h" || name == "--help" || name == "-v" || name == "--version":
 			a.info = true
-		case opencodeValue[name]:
+		case opencodeValue.has(name):
 			if !hasValue {
 				value, i = yargsValue(argv, i)
 			}
@@ -219,7 +219,7 @@ func parseOpencode(argv []string) opencodeArgs {
 			case "--attach":
 				a.attach = value
 			}
-		case opencodeList[name]:
+		case opencodeList.has(name):
 			for more := !hasValue; more; {
 				value, i = yargsValue(argv, i)
 				more = value != ""
@@ -246,14 +246,14 @@ func opencodeKnown(cmd string) bool {
 	case "run", "serve", "web", "acp", "attach", "session", "import", "github", "pr":
 		return true
 	}
-	return opencodeCommands[cmd]
+	return opencodeCommands.has(cmd)
 }
 
 // mode is the run's mode, as padrun records it; "" when it opens no
 // session.
 func (a opencodeArgs) mode() string {
 	switch {
-	case a.info || opencodeCommands[a.command]:
+	case a.info || opencodeCommands.has(a.command):
 		return ""
 	case a.command == "run" && a.format == "json":
 		return ModeJSON

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // piFlag is how one of pi's flags takes its value, as its parseArgs does.
@@ -57,49 +58,57 @@ var piValues = []string{
 	"--prompt-template", "--theme",
 }
 
-var piCommands074 = map[string]bool{"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true}
+var piCommands074 = []string{"install", "remove", "uninstall", "update", "list", "config"}
 
 // pi074 are pi 0.74's rules: no "--" terminator ("--" is an unknown flag
 // that takes a following plain word), --mode takes any next argument.
-var pi074 = piRules{
-	release: "0.74.2",
-	flags: piTable(map[piFlag][]string{
-		piBool:    piBools,
-		piValue:   append(slices.Clone(piValues), "--mode"),
-		piMessage: {"--print", "-p"},
-		piPattern: {"--list-models"},
-	}),
-	commands: piCommands074,
-}
+// Like pi1, built at its first use: a run that wraps no pi builds neither.
+var pi074 = sync.OnceValue(func() piRules {
+	return piRules{
+		release: "0.74.2",
+		flags: piTable(map[piFlag][]string{
+			piBool:    piBools,
+			piValue:   append(slices.Clone(piValues), "--mode"),
+			piMessage: {"--print", "-p"},
+			piPattern: {"--list-models"},
+		}),
+		commands: piSet(piCommands074),
+	}
+})
 
 // pi1 are pi 1.x's rules, read from 1.6.0.
-var pi1 = piRules{
-	release: "1.6.0",
-	flags: piTable(map[piFlag][]string{
-		piBool:     append(slices.Clone(piBools), "--no-mcp", "--approve", "-a", "--no-approve", "-na"),
-		piValue:    append(slices.Clone(piValues), "--session-id", "--exclude-tools", "-xt"),
-		piRequired: {"--name", "-n"},
-		piWord:     {"--mode", "--use-theme", "--tui-mode"},
-		piMessage:  {"--print", "-p"},
-		piPattern:  {"--list-models"},
-	}),
-	commands: func() map[string]bool {
-		m := map[string]bool{"auth": true, "mcp": true}
-		for k := range piCommands074 {
-			m[k] = true
-		}
-		return m
-	}(),
-	newer: true,
+var pi1 = sync.OnceValue(func() piRules {
+	return piRules{
+		release: "1.6.0",
+		flags: piTable(map[piFlag][]string{
+			piBool:     append(slices.Clone(piBools), "--no-mcp", "--approve", "-a", "--no-approve", "-na"),
+			piValue:    append(slices.Clone(piValues), "--session-id", "--exclude-tools", "-xt"),
+			piRequired: {"--name", "-n"},
+			piWord:     {"--mode", "--use-theme", "--tui-mode"},
+			piMessage:  {"--print", "-p"},
+			piPattern:  {"--list-models"},
+		}),
+		commands: piSet(append([]string{"auth", "mcp"}, piCommands074...)),
+		newer:    true,
+	}
+})
+
+// piSet is a set of words.
+func piSet(ws []string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
 }
 
 // piRulesFor picks the rules of a release: 0.x reads as 0.74, 1.x and
 // later (or unknown) as the newest.
 func piRulesFor(version string) piRules {
 	if !atLeast(version, 1, 0) {
-		return pi074
+		return pi074()
 	}
-	return pi1
+	return pi1()
 }
 
 type piArgs struct {
@@ -114,7 +123,7 @@ type piArgs struct {
 }
 
 // parsePi reads argv by the newest rules.
-func parsePi(argv []string) piArgs { return pi1.parse(argv) }
+func parsePi(argv []string) piArgs { return pi1().parse(argv) }
 
 // parse mirrors pi's parseArgs: known flags by their table, then @file,
 // then any other --flag as an extension's (a following plain word is its
@@ -258,11 +267,11 @@ func pi(argv []string, env Env) Plan {
 	if env.Version != "" {
 		return piRulesFor(env.Version).plan(argv, env)
 	}
-	p, q := pi1.plan(argv, env), pi074.plan(argv, env)
+	p, q := pi1().plan(argv, env), pi074().plan(argv, env)
 	if !slices.Equal(p.Files, q.Files) || !slices.Equal(p.Argv, q.Argv) || (p.Unknown == "") != (q.Unknown == "") ||
 		!slices.Equal(p.Watch, q.Watch) {
 		return Plan{Argv: argv, Mode: p.Mode, Watch: slices.Compact(append(p.Watch, q.Watch...)),
-			Unknown: "pi's release is unknown, and pi " + pi074.release + " and " + pi1.release + " read this command line differently"}
+			Unknown: "pi's release is unknown, and pi " + pi074().release + " and " + pi1().release + " read this command line differently"}
 	}
 	return p
 }

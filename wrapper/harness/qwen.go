@@ -18,28 +18,28 @@ import (
 // takes the next word unless it starts with a dash, an array every word up
 // to the next flag, a boolean an explicit "true" or "false".
 var (
-	qwenValue = map[string]bool{
-		"-m": true, "--model": true, "-p": true, "--prompt": true, "-i": true, "--prompt-interactive": true,
-		"--system-prompt": true, "--append-system-prompt": true, "--output-style": true, "--sandbox-image": true,
-		"--approval-mode": true, "--channel": true, "--mcp-config": true, "--openai-logging-dir": true,
-		"--openai-api-key": true, "--openai-base-url": true, "--input-format": true, "-o": true,
-		"--output-format": true, "--json-fd": true, "--json-file": true, "--json-schema": true,
-		"--input-file": true, "-r": true, "--resume": true, "--session-id": true, "--sandbox-session-id": true,
-		"--worktree": true, "--max-session-turns": true, "--max-wall-time": true, "--max-tool-calls": true,
-		"--max-subagent-depth": true, "--auth-type": true, "--telemetry-target": true,
-		"--telemetry-otlp-endpoint": true, "--telemetry-otlp-protocol": true, "--telemetry-outfile": true,
-		"--proxy": true,
+	qwenValue = words{
+		"-m", "--model", "-p", "--prompt", "-i", "--prompt-interactive",
+		"--system-prompt", "--append-system-prompt", "--output-style", "--sandbox-image",
+		"--approval-mode", "--channel", "--mcp-config", "--openai-logging-dir",
+		"--openai-api-key", "--openai-base-url", "--input-format", "-o",
+		"--output-format", "--json-fd", "--json-file", "--json-schema",
+		"--input-file", "-r", "--resume", "--session-id", "--sandbox-session-id",
+		"--worktree", "--max-session-turns", "--max-wall-time", "--max-tool-calls",
+		"--max-subagent-depth", "--auth-type", "--telemetry-target",
+		"--telemetry-otlp-endpoint", "--telemetry-otlp-protocol", "--telemetry-outfile",
+		"--proxy",
 	}
-	qwenList = map[string]bool{
-		"--fallback-model": true, "--allowed-mcp-server-names": true, "--allowed-tools": true, "-e": true,
-		"--extensions": true, "--include-directories": true, "--add-dir": true, "--core-tools": true,
-		"--exclude-tools": true, "--disabled-slash-commands": true,
+	qwenList = words{
+		"--fallback-model", "--allowed-mcp-server-names", "--allowed-tools", "-e",
+		"--extensions", "--include-directories", "--add-dir", "--core-tools",
+		"--exclude-tools", "--disabled-slash-commands",
 	}
 	// qwenCommands are qwen's subcommands (chunk-WH7PDTZL.js): none opens
 	// a chat session of the default command.
-	qwenCommands = map[string]bool{
-		"auth": true, "board": true, "channel": true, "extensions": true, "hooks": true, "mcp": true,
-		"review": true, "sandbox": true, "serve": true, "sessions": true, "update": true,
+	qwenCommands = words{
+		"auth", "board", "channel", "extensions", "hooks", "mcp",
+		"review", "sandbox", "serve", "sessions", "update",
 	}
 )
 
@@ -98,7 +98,7 @@ func parseQwen(argv []string) qwenArgs {
 		case name == "-h" || name == "--help" || name == "-v" || name == "--version" ||
 			name == "-l" || name == "--list-extensions":
 			a.info = true
-		case qwenValue[name]:
+		case qwenValue.has(name):
 			takeValue()
 			switch name {
 			case "-p", "--prompt":
@@ -114,14 +114,14 @@ func parseQwen(argv []string) qwenArgs {
 			case "--worktree":
 				a.worktree = true
 			}
-		case qwenList[name]:
+		case qwenList.has(name):
 			for !hasValue && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 				i++
 			}
 		case strings.HasPrefix(arg, "-"):
 			takeBool() // every other option qwen knows is a boolean
 		default:
-			if !positional && qwenCommands[arg] {
+			if !positional && qwenCommands.has(arg) {
 				a.info = true
 				return a
 			}
