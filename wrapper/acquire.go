@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/padrun/padrun/marker"
+	"github.com/padrun/padrun/supervise"
 )
 
 // notify registers sigs, except those ignored at start: they stay ignored,
@@ -23,6 +24,23 @@ func notify(c chan<- os.Signal, sigs []os.Signal) {
 			signal.Notify(c, s)
 		}
 	}
+}
+
+// listen registers sigs for c on a goroutine of its own, after
+// supervise.KeepIgnored, and returns a func that waits until it is done.
+// Each registration is a round trip to the Go runtime's signal thread
+// (about 50 µs here: the 11 signals that abort a run took 0.54 ms), and
+// prepare, which takes nothing, runs meanwhile: a signal that comes before
+// its registration ends padrun by its default action, as it does before
+// Run, with nothing taken.
+func listen(c chan<- os.Signal, sigs []os.Signal) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		supervise.KeepIgnored()
+		notify(c, sigs)
+	}()
+	return func() { <-done }
 }
 
 // abortContext returns a context that a signal arriving on sigs cancels,

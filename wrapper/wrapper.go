@@ -199,14 +199,14 @@ func Run(o Options) (Result, error) {
 	// The handlers stay installed after Run returns: padrun exits right
 	// after, and a signal that arrives during cleanup must not cut it short.
 	sigs := make(chan os.Signal, 16)
-	supervise.KeepIgnored()
-	notify(sigs, supervise.AbortSignals)
+	registered := listen(sigs, supervise.AbortSignals)
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
 	said := &reminders{}
 	o.Log = o.Log.Hook(said)
 
 	s, r, err := prepareAbortable(ctx, o)
+	registered() // before anything is taken: from here on a signal aborts the run
 	if err != nil {
 		return Result{}, err
 	}
