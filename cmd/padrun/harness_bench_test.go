@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,14 +22,17 @@ import (
 // server, the two run alternately: the medians, their ratio, and the bare
 // harness's own spread from run to run (its 25th to 75th percentile), which
 // the ratio is to be read against. pi and claude are for reference.
-// A harness whose companion is a settings file of hooks (gemini, qwen) is
-// also run bare with the same hooks running true: what the harness's own
-// hook machinery costs, beside what padrun adds to it. Each wrapped run is
-// checked once to have loaded its companion.
-// go test -run '^$' -bench HarnessPrint -benchtime 1x -rounds 10
+// A harness whose companion is a settings file of hooks (gemini, qwen), or
+// is loaded by its command line (pi's and omp's -e extension, claude's and
+// droid's --settings hooks), is also run bare with a companion that does
+// nothing (hooks running true, an extension with no handler): what the
+// harness's own machinery for it costs, the floor of any companion, beside
+// what padrun adds to it. Each wrapped run is checked once to have loaded
+// its companion. -bench-column picks the column (newest by default).
+// go test -run '^$' -bench HarnessPrint -benchtime 1x -args -rounds 10 -bench-column oldest
 func BenchmarkHarnessPrint(b *testing.B) {
 	padrun := buildPadrun(b)
-	c := newestColumn()
+	c := benchColumn(b)
 	for _, h := range []struct {
 		name string
 		argv []string
@@ -86,6 +90,14 @@ func BenchmarkHarnessPrint(b *testing.B) {
 				}
 				defer os.Remove(f)
 				cmds = append(cmds, append([]string{"env", name + "=" + f}, bare...))
+			} else if a.Companion != nil {
+				noop := filepath.Join(work, "noop-companion.js")
+				if err := os.WriteFile(noop, []byte("export default function () {}\n"), 0o600); err != nil {
+					b.Fatal(err)
+				}
+				if floor, ok := a.Companion.Argv(bare, harness.Load{Script: noop, Hook: "true"}); ok && !slices.Equal(floor, bare) {
+					cmds = append(cmds, floor)
+				}
 			}
 			// One run of each first: the harness's first start in a fresh
 			// home (caches, a database to create) is not what users wait on.
@@ -139,18 +151,33 @@ func reportSpread(b *testing.B, name string, bare, wrapped []sample) {
 	b.ReportMetric(ms(mw-mb), "padrun-minus-bare-ms")
 }
 
-// reportHooked prints the bare harness with no-op hooks against the bare
-// one and the wrapped one against it: the hooks' own cost, and padrun's
-// beside it. CPU is of the whole process tree.
+// reportHooked prints the bare harness with a companion that does nothing
+// (hooks running true, an empty extension) against the bare one and the
+// wrapped one against it: the harness's own cost of loading a companion,
+// and padrun's beside it. CPU is of the whole process tree.
 func reportHooked(b *testing.B, bare, hooked, wrapped []sample) {
 	b.Helper()
 	mb, mh, mw := median(bare, wallOf), median(hooked, wallOf), median(wrapped, wallOf)
 	cb, ch, cw := median(bare, cpuOf), median(hooked, cpuOf), median(wrapped, cpuOf)
-	fmt.Printf("%-9s hooks running true %8s (p25-p75 %s-%s)  hooked/bare %.3f  padrun/hooked %.3f  cpu bare %s hooked %s padrun %s\n",
+	fmt.Printf("%-9s no-op companion %8s (p25-p75 %s-%s)  hooked/bare %.3f  padrun/hooked %.3f  cpu bare %s hooked %s padrun %s\n",
 		"", mh.Round(time.Millisecond), percentile(hooked, 0.25).Round(time.Millisecond), percentile(hooked, 0.75).Round(time.Millisecond),
 		float64(mh)/float64(mb), float64(mw)/float64(mh), cb.Round(time.Millisecond), ch.Round(time.Millisecond), cw.Round(time.Millisecond))
 	b.ReportMetric(float64(mh)/float64(mb), "hooked-bare-ratio")
 	b.ReportMetric(float64(mw)/float64(mh), "padrun-hooked-ratio")
+}
+
+// benchColumnName is the column BenchmarkHarnessPrint runs.
+var benchColumnName = flag.String("bench-column", "newest", "the column of harnesses BenchmarkHarnessPrint runs: oldest or newest")
+
+// benchColumn is -bench-column's column.
+func benchColumn(b *testing.B) column {
+	for _, c := range harnessColumns() {
+		if c.name == *benchColumnName {
+			return c
+		}
+	}
+	b.Fatalf("-bench-column %q: no such column installed (run ./test.sh --install)", *benchColumnName)
+	return column{}
 }
 
 // benchRuntimeDir is the XDG_RUNTIME_DIR the wrapped runs get: gemini
