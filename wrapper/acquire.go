@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/padrun/padrun/marker"
-	"github.com/padrun/padrun/supervise"
 )
 
 // notify registers sigs, except those ignored at start: they stay ignored,
@@ -26,18 +25,19 @@ func notify(c chan<- os.Signal, sigs []os.Signal) {
 	}
 }
 
-// listen registers sigs for c on a goroutine of its own, after
-// supervise.KeepIgnored, and returns a func that waits until it is done.
-// Each registration is a round trip to the Go runtime's signal thread
-// (about 50 µs here: the 11 signals that abort a run took 0.54 ms), and
-// prepare, which takes nothing, runs meanwhile: a signal that comes before
-// its registration ends padrun by its default action, as it does before
-// Run, with nothing taken.
+// listen registers sigs for c on a goroutine of its own and returns a
+// func that waits until it is done. Each registration is a round trip to
+// the Go runtime's signal thread (about 50 µs here: the 11 signals that
+// abort a run took 0.54 ms), and the run's next steps go on meanwhile:
+// prepare, which takes nothing, beside the signals that abort (one that
+// comes before its registration ends padrun by its default action, as it
+// does before Run, with nothing taken); the watches' start beside the late
+// ones (queued until the child runs, as before). Call
+// supervise.KeepIgnored first.
 func listen(c chan<- os.Signal, sigs []os.Signal) (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		supervise.KeepIgnored()
 		notify(c, sigs)
 	}()
 	return func() { <-done }

@@ -199,6 +199,7 @@ func Run(o Options) (Result, error) {
 	// The handlers stay installed after Run returns: padrun exits right
 	// after, and a signal that arrives during cleanup must not cut it short.
 	sigs := make(chan os.Signal, 16)
+	supervise.KeepIgnored()
 	registered := listen(sigs, supervise.AbortSignals)
 	ctx, handOver := abortContext(sigs)
 	defer handOver()
@@ -245,7 +246,8 @@ func Run(o Options) (Result, error) {
 	if err := handOver(); err != nil {
 		return Result{}, err
 	}
-	notify(sigs, supervise.LateSignals)
+	// The late signals are registered beside the watches' start.
+	lateRegistered := listen(sigs, supervise.LateSignals)
 	defer s.follow()() // a rename from the acquire on is seen
 	// The watch starts before the child: a file it creates at once is seen.
 	// With a companion it is the fallback until the companion greets.
@@ -256,6 +258,7 @@ func Run(o Options) (Result, error) {
 	defer s.watchInUse(r)() // before cleanup, which holds s.mu
 	defer s.watchInUseClaims(r.plan)()
 	defer s.watchPicker(r.plan)()
+	lateRegistered() // each is forwarded from the child's start on
 	child, err := supervise.Start(supervise.Spec{
 		Path: r.path, Args: r.plan.Argv, Env: r.env,
 		Pty: o.Pty, Transcript: r.transcript, Cgroup: s.cg, Inherit: s.lockFds(),
