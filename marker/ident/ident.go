@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -62,8 +63,13 @@ type Self struct {
 	UID int
 }
 
-// ReadSelf reads every token of this process once.
-func ReadSelf() Self {
+// ReadSelf reads every token of this process, once for the process:
+// none of them changes while it lives (its pid and start, the boot, the
+// machine, its pid and time namespaces; the hostname is for people), and
+// the run, its temp names, its cgroup and its refusal each need them.
+var ReadSelf = sync.OnceValue(readSelf)
+
+func readSelf() Self {
 	s := Self{ID: ID{Pid: os.Getpid()}, UID: os.Getuid()}
 	token, _ := StartToken(s.Pid) // Best effort: a missing token is left out.
 	s.StartToken = Token(token)

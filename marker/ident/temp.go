@@ -19,10 +19,11 @@ const (
 	tempSuffix = ".tmp"
 )
 
-// writer is this process as its temp names carry it, read once.
+// writer is this process as its temp names carry it (without a start
+// token the pid alone is judged).
 var writer = sync.OnceValues(func() (string, string) {
-	token, _ := StartToken(os.Getpid()) // Best effort: without it the pid alone is judged.
-	return token, place(bootID(), machineID(), pidNamespace()+" "+timeNamespace())
+	s := ReadSelf()
+	return string(s.StartToken), place(s.BootID, s.MachineID, string(s.PidNamespace)+" "+string(s.TimeNamespace))
 })
 
 // place tags the boot, machine and namespaces a pid and start time are
