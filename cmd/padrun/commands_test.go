@@ -64,6 +64,8 @@ func scriptCmds() map[string]scriptCmd {
 		"keysuntil": cmdKeysuntil,
 		// keysuntilgrep SOCKET TARGET KEY FILE PATTERN: send KEY to a tmux pane until a line of FILE matches PATTERN.
 		"keysuntilgrep": cmdKeysuntilGrep,
+		// typein SOCKET TARGET TEXT PATTERN: type TEXT into a tmux pane a character at a time, each once PATTERN shows what was typed before it.
+		"typein": cmdTypein,
 		// forks FILE N: a pi session file's tree has N forks.
 		"forks": cmdForks,
 		// normcmp A B: A and B are equal once timestamps and ids are masked.

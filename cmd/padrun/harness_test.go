@@ -278,6 +278,26 @@ func cmdKeysuntil(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("pane %s never matched %s; it shows:\n%s", target, pattern, text)
 }
 
+// typein SOCKET TARGET TEXT PATTERN types TEXT into a tmux pane one
+// character at a time, each once the pane shows the text typed so far:
+// PATTERN with %s replaced by it (regexp-quoted), within 30 s each. For an
+// input that drops keys which reach it together while it renders (droid's
+// session filter under load showed "relse-h" for release-h): one key in
+// flight at a time leaves it nothing to drop.
+func cmdTypein(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 || strings.Count(args[3], "%s") != 1 {
+		ts.Fatalf("usage: typein SOCKET TARGET TEXT PATTERN (PATTERN with one %%s)")
+	}
+	sock, target, text, pattern := args[0], args[1], args[2], args[3]
+	for i, r := range text {
+		ts.Check(exec.Command("tmux", "-S", ts.MkAbs(sock), "send-keys", "-t", target, "-l", string(r)).Run())
+		typed := text[:i+len(string(r))]
+		if pane, ok := watchPane(ts, sock, target, fmt.Sprintf(pattern, regexp.QuoteMeta(typed)), true, 30*time.Second); !ok {
+			ts.Fatalf("pane %s never showed %q typed; it shows:\n%s", target, typed, pane)
+		}
+	}
+}
+
 // keysuntilgrep SOCKET TARGET KEY FILE PATTERN sends KEY to a tmux pane
 // until a line of FILE matches PATTERN: again after each 5 s without one,
 // for at most two minutes. For the Enter that submits a typed turn, which a
