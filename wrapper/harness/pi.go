@@ -29,7 +29,7 @@ const (
 type piRules struct {
 	release  string // the release they were read from
 	flags    map[string]piFlag
-	commands map[string]bool // a first word that runs a command, not a session
+	commands words // a first word that runs a command, not a session
 	// 1.x: "--" ends the flags (every later argument is a message), a
 	// leading ~ and file:// URLs are expanded, --session-id exists, and a
 	// custom session dir is filtered by the header's cwd (piFind1).
@@ -58,7 +58,7 @@ var piValues = []string{
 	"--prompt-template", "--theme",
 }
 
-var piCommands074 = []string{"install", "remove", "uninstall", "update", "list", "config"}
+var piCommands074 = words{"install", "remove", "uninstall", "update", "list", "config"}
 
 // pi074 are pi 0.74's rules: no "--" terminator ("--" is an unknown flag
 // that takes a following plain word), --mode takes any next argument.
@@ -72,7 +72,7 @@ var pi074 = sync.OnceValue(func() piRules {
 			piMessage: {"--print", "-p"},
 			piPattern: {"--list-models"},
 		}),
-		commands: piSet(piCommands074),
+		commands: piCommands074,
 	}
 })
 
@@ -88,19 +88,10 @@ var pi1 = sync.OnceValue(func() piRules {
 			piMessage:  {"--print", "-p"},
 			piPattern:  {"--list-models"},
 		}),
-		commands: piSet(append([]string{"auth", "mcp"}, piCommands074...)),
+		commands: append(words{"auth", "mcp"}, piCommands074...),
 		newer:    true,
 	}
 })
-
-// piSet is a set of words.
-func piSet(ws []string) map[string]bool {
-	m := make(map[string]bool, len(ws))
-	for _, w := range ws {
-		m[w] = true
-	}
-	return m
-}
 
 // piRulesFor picks the rules of a release: 0.x reads as 0.74, 1.x and
 // later (or unknown) as the newest.
@@ -130,7 +121,7 @@ func parsePi(argv []string) piArgs { return pi1().parse(argv) }
 // value), any other -x as an error, the rest as messages.
 func (r piRules) parse(argv []string) piArgs {
 	a := piArgs{sessionAt: -1, contAt: -1}
-	if len(argv) > 1 && r.commands[argv[1]] {
+	if len(argv) > 1 && r.commands.has(argv[1]) {
 		a.info = true
 		return a
 	}
