@@ -184,6 +184,7 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 		if !waited && args[0] != "pane" {
 			logPanes(ts) // what a TUI shows says why it did not come
 			logDebugLog(ts)
+			logProcs(ts)
 		}
 	}()
 	f.run(ts, neg, args[1:], f.within)

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -172,9 +173,13 @@ func scriptEnv(ts *testscript.TestScript) []string {
 type proc struct {
 	cmd            *exec.Cmd
 	stdout, stderr bytes.Buffer
+	stderrFile     string // -stderr=FILE, or ""
 	done           chan struct{}
 	rpcDone        chan struct{}
 	err            error
+	// dump, set by a wait that ran out, makes the script's cleanup log
+	// what the process wrote to stderr.
+	dump atomic.Bool
 }
 
 var procs sync.Map // WORK + "\x00" + name -> *proc
@@ -236,7 +241,8 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 		p.cmd.Stdout = f
 	}
 	if stderr != "" {
-		f, err := os.Create(ts.MkAbs(stderr))
+		p.stderrFile = ts.MkAbs(stderr)
+		f, err := os.Create(p.stderrFile)
 		ts.Check(err)
 		ts.Defer(func() { f.Close() })
 		p.cmd.Stderr = f
@@ -271,8 +277,84 @@ func startProc(ts *testscript.TestScript, args []string) *proc {
 			p.kill()
 			<-p.done
 		}
+		if p.dump.Load() {
+			p.logStderr(ts)
+		}
 	})
 	return p
+}
+
+// logStderr logs what an ended process wrote to stderr.
+func (p *proc) logStderr(ts *testscript.TestScript) {
+	text := p.stderr.Bytes()
+	if p.stderrFile != "" {
+		text, _ = os.ReadFile(p.stderrFile)
+	}
+	ts.Logf("%s (pid %d) wrote to stderr:\n%s", p.cmd.Args[0], p.cmd.Process.Pid, bytes.TrimRight(text, "\n"))
+}
+
+// logProcs logs what every process the script started, and still runs, is
+// doing, with its descendants (state, each thread's wait channel and kernel
+// stack), and marks it for its stderr to be logged once the script's
+// cleanup has ended it: what a wait that ran out needs to be diagnosed.
+func logProcs(ts *testscript.TestScript) {
+	prefix := ts.Getenv("WORK") + "\x00"
+	procs.Range(func(k, v any) bool {
+		name, ok := strings.CutPrefix(k.(string), prefix)
+		p := v.(*proc)
+		if !ok {
+			return true
+		}
+		logProc(ts, "started "+name, p)
+		return true
+	})
+}
+
+// logProc is logProcs for one process, if it still runs.
+func logProc(ts *testscript.TestScript, name string, p *proc) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	for _, pid := range append([]int{p.cmd.Process.Pid}, descendants(p.cmd.Process.Pid)...) {
+		ts.Logf("%s: %s", name, procState(pid))
+	}
+	p.dump.Store(true)
+}
+
+// procState describes pid from /proc: its command, state, and each
+// thread's wait channel and kernel stack (the stacks need root).
+func procState(pid int) string {
+	dir := fmt.Sprintf("/proc/%d", pid)
+	cmd, _ := os.ReadFile(dir + "/cmdline")
+	cmd = bytes.ReplaceAll(bytes.TrimRight(cmd[:min(len(cmd), 200)], "\x00"), []byte{0}, []byte{' '})
+	var b strings.Builder
+	fmt.Fprintf(&b, "pid %d %q", pid, cmd)
+	if status, err := os.ReadFile(dir + "/status"); err == nil {
+		if _, state, ok := bytes.Cut(status, []byte("\nState:\t")); ok {
+			state, _, _ = bytes.Cut(state, []byte{'\n'})
+			fmt.Fprintf(&b, " %s", state)
+		}
+	}
+	// Threads that wait in the same place are told once (a Go program's
+	// idle threads all wait in futex).
+	tasks, _ := filepath.Glob(dir + "/task/[0-9]*")
+	var places []string
+	threads := map[string][]string{}
+	for _, task := range tasks {
+		wchan, _ := os.ReadFile(task + "/wchan")
+		stack, _ := os.ReadFile(task + "/stack")
+		place := fmt.Sprintf("in %s\n    %s", wchan, strings.ReplaceAll(strings.TrimSpace(string(stack)), "\n", "\n    "))
+		if threads[place] == nil {
+			places = append(places, place)
+		}
+		threads[place] = append(threads[place], filepath.Base(task))
+	}
+	for _, place := range places {
+		fmt.Fprintf(&b, "\n  thread %s %s", strings.Join(threads[place], ", "), place)
+	}
+	return b.String()
 }
 
 // kill SIGKILLs a started process and, first, its descendants: a harness's
@@ -327,6 +409,8 @@ func awaitProc(ts *testscript.TestScript, p *proc, want string) {
 	select {
 	case <-p.done:
 	case <-time.After(time.Minute):
+		logProcs(ts)
+		logProc(ts, "run", p)
 		p.kill()
 		<-p.done
 		ts.Fatalf("%s did not end within a minute", p.cmd.Args[0])
