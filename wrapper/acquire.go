@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/padrun/padrun/marker/ident"
 
 	"github.com/padrun/padrun/marker"
 )
@@ -156,7 +156,7 @@ func (s *session) acquireAll(ctx context.Context, files []string, blockOn string
 	s.ahead = nil // a later attempt, after a wait, looks again
 	for _, f := range order {
 		m := s.proto
-		m.Nonce = uuid.NewString()
+		m.Nonce = ident.NewUUID()
 		var l *marker.Hold
 		var err error
 		if f == blockOn {

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/padrun/padrun/marker/ident"
 
 	"github.com/padrun/padrun/marker/etcdhold"
 	"github.com/padrun/padrun/wrapper/harness"
@@ -41,7 +41,7 @@ func FileSessionID(file string) string {
 	if base == "events" {
 		base = filepath.Base(filepath.Dir(file))
 	}
-	if _, err := uuid.Parse(base); err == nil && len(base) == 36 {
+	if ident.ValidUUID36(base) {
 		return base
 	}
 	return ""

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/padrun/padrun/marker"
 	"github.com/padrun/padrun/marker/ident"
 	"github.com/padrun/padrun/registry"
@@ -83,7 +81,7 @@ func (s *session) take(file, sessionID string) error {
 		return nil
 	}
 	m := s.proto
-	m.Nonce = uuid.NewString()
+	m.Nonce = ident.NewUUID()
 	m.SessionID = sessionID
 	l, err := marker.TryAcquire(file, m, s.self)
 	if err != nil {

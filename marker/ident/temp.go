@@ -1,10 +1,10 @@
 package ident
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,8 +48,8 @@ func TempName() string { return TaggedName(tempPrefix, tempSuffix) }
 // so named that its writer left behind is proven left by TaggedDead.
 func TaggedName(prefix, suffix string) string {
 	token, where := writer()
-	var b [4]byte
-	rand.Read(b[:]) // Best effort: never fails on the systems padrun runs on; a clash fails the exclusive create.
+	u := rand.Uint32() // a clash fails the exclusive create
+	b := [4]byte{byte(u >> 24), byte(u >> 16), byte(u >> 8), byte(u)}
 	return prefix + strconv.Itoa(os.Getpid()) + "-" + token + "-" + where + "-" + hex.EncodeToString(b[:]) + suffix
 }
 

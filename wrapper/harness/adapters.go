@@ -3,7 +3,6 @@ package harness
 import (
 	_ "embed"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -302,13 +301,6 @@ func dbAdapter(h dbHarness, agent string, packages []string, oldest, newest stri
 			return "fork it instead (" + h.name + " run --fork -s " + strings.TrimRight(filepath.Base(f), "'") + " ...)"
 		},
 	}
-}
-
-// lazyRegexp is expr compiled at its first use: compiled at init, the
-// adapters' three expressions took a third of the package's init, on
-// every run, harness or not (GODEBUG=inittrace=1: 0.17 ms, now 0.11 ms).
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // words is a set of command-line words (flags, subcommands), kept as

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/google/uuid"
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // claude's options by how they take values (commander): one value, an
@@ -183,7 +183,7 @@ func claude(argv []string, env Env) Plan {
 	case a.resume && a.fork, a.cont && a.fork:
 		p.Watch = []Watch{watch} // the source is only read; the fork is new
 		return p
-	case a.resume && a.print && a.resumeID != "" && uuid.Validate(a.resumeID) != nil:
+	case a.resume && a.print && a.resumeID != "" && !ident.ValidUUID(a.resumeID):
 		// In print mode, claude resumes a session by its title.
 		id, why := claudeTitled(dir, a.resumeID)
 		if id == "" {
@@ -195,7 +195,7 @@ func claude(argv []string, env Env) Plan {
 			p.Argv = append(append(slices.Clone(argv[:a.resumeAt]), "--resume", id), argv[a.resumeEnd:]...)
 		}
 	case a.resume:
-		if uuid.Validate(a.resumeID) != nil {
+		if !ident.ValidUUID(a.resumeID) {
 			claudePicker(&p, a, dir, abs(config, env), env)
 			return p
 		}
@@ -214,7 +214,7 @@ func claude(argv []string, env Env) Plan {
 		fallthrough // nothing to continue: a new session
 	default:
 		if !env.NoPin && !a.cont {
-			id := uuid.NewString()
+			id := ident.NewUUID()
 			p.Files, p.SessionID = []string{file(id)}, id
 			p.Argv = append([]string{argv[0], "--session-id", id}, argv[1:]...)
 		}
@@ -257,7 +257,7 @@ func claudeSessions(dir string) []string {
 	des, _ := os.ReadDir(dir)
 	var files []string
 	for _, de := range des {
-		if id, ok := strings.CutSuffix(de.Name(), ".jsonl"); ok && de.Type().IsRegular() && uuid.Validate(id) == nil {
+		if id, ok := strings.CutSuffix(de.Name(), ".jsonl"); ok && de.Type().IsRegular() && ident.ValidUUID(id) {
 			files = append(files, filepath.Join(dir, de.Name()))
 		}
 	}

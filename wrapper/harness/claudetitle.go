@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // claudeTitled finds the session that `claude -p -r TITLE` resumes, as
@@ -30,7 +30,7 @@ func claudeTitled(dir, title string) (id, why string) {
 	var found []string
 	for _, de := range des {
 		name, ok := strings.CutSuffix(de.Name(), ".jsonl")
-		if !ok || !de.Type().IsRegular() || uuid.Validate(name) != nil {
+		if !ok || !de.Type().IsRegular() || !ident.ValidUUID(name) {
 			continue
 		}
 		if t := claudeTitle(filepath.Join(dir, de.Name())); t != "" && strings.ToLower(strings.TrimSpace(t)) == want {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // copilot's options by how they take values (`copilot --help` of 1.0.102
@@ -154,7 +154,7 @@ func copilot(argv []string, env Env) Plan {
 		// An exact id comes first in copilot's lookup; a full UUID it does
 		// not know starts a new session of that id. Anything else is a task
 		// id, a prefix or a name, looked up in its database.
-		if fi, err := os.Stat(filepath.Dir(file(id))); (err != nil || !fi.IsDir()) && uuid.Validate(id) != nil {
+		if fi, err := os.Stat(filepath.Dir(file(id))); (err != nil || !fi.IsDir()) && !ident.ValidUUID(id) {
 			p.Unknown = "copilot looks " + id + " up as a prefix or name in its own database"
 			break
 		}

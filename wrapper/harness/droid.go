@@ -32,11 +32,20 @@ var (
 		"doctor", "help", "wiki-read", "wiki-search", "wiki-upload", "rules",
 		"statusline-probe", "software-factory", "record-triage-input",
 	}
-	// droidID is what padrun takes for a session id: droid joins it into
-	// a path as given.
-	droidID      = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	droidSlashes = lazyRegexp(`/+`)
 )
+
+// droidID reports whether id is what padrun takes for a session id
+// (^[A-Za-z0-9][A-Za-z0-9._-]*$): droid joins it into a path as given.
+func droidID(id string) bool {
+	for i := range len(id) {
+		c := id[i]
+		alnum := '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return id != ""
+}
 
 type droidArgs struct {
 	cmd                 string // "" (the TUI), "tui", "resume" or "exec"
@@ -136,7 +145,16 @@ func (a droidArgs) mode() string {
 // slashes, each run of slashes a dash.
 func droidProjectDir(dir string) string {
 	dir = strings.TrimLeft(strings.TrimRight(dir, `\/`), "/")
-	return "-" + droidSlashes().ReplaceAllString(dir, "-")
+	var b strings.Builder
+	b.WriteByte('-')
+	for i := range len(dir) {
+		if dir[i] != '/' {
+			b.WriteByte(dir[i])
+		} else if i == 0 || dir[i-1] != '/' {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // droid reads Factory droid's command line (docs/spec.md §4.8).
@@ -187,7 +205,7 @@ func droid(argv []string, env Env) Plan {
 	if id == "" {
 		return p // a new session, in dir
 	}
-	if !droidID().MatchString(id) {
+	if !droidID(id) {
 		p.Unknown = "the session id " + ShellQuote(id) + " is not one padrun can read"
 		return p
 	}

@@ -3,7 +3,9 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -67,4 +69,23 @@ func TestDroid_Companion(t *testing.T) {
 	if _, ok := WithDroidCompanion([]string{"droid", "--settings=mine.json"}, "F"); ok {
 		t.Error("a --settings of the user's own is replaced")
 	}
+}
+
+// FuzzDroidNames: droid's id test and folder names agree with the regular
+// expressions they were written from (droid 0.225.2's own, for the folder).
+func FuzzDroidNames(f *testing.F) {
+	for _, s := range []string{"", "a", "-a", "a-b_c.d", "ab/c", "/home//me/", "//", "a b", "é", ".x", "0"} {
+		f.Add(s)
+	}
+	id := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	slashes := regexp.MustCompile(`/+`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := droidID(s), id.MatchString(s); got != want {
+			t.Fatalf("droidID(%q) = %v, want %v", s, got, want)
+		}
+		dir := strings.TrimLeft(strings.TrimRight(s, `\/`), "/")
+		if got, want := droidProjectDir(s), "-"+slashes.ReplaceAllString(dir, "-"); got != want {
+			t.Fatalf("droidProjectDir(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

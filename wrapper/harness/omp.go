@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/padrun/padrun/marker/ident"
 )
 
 // omp (oh-my-pi) is a fork of pi run by bun (docs/spec.md §4.8): pi's
@@ -51,8 +53,9 @@ var ompCommands = []string{
 }
 
 // ompIDArg is omp's test for a session id after -c
-// (normalizeContinueSessionArgs): then -c resumes it.
-var ompIDArg = lazyRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// (normalizeContinueSessionArgs, a UUID's 36 characters in any case): then
+// -c resumes it.
+func ompIDArg(s string) bool { return ident.ValidUUID36(s) }
 
 type ompArgs struct {
 	info, acp, print, cont, noSession, fromOther bool
@@ -231,7 +234,7 @@ func omp(argv []string, env Env) Plan {
 		p.Files, p.SessionID = []string{f}, ompSessionID(f)
 	case a.resume != nil:
 		p.Unknown = "omp resolves a session id by its own listing"
-	case a.cont && slices.ContainsFunc(a.messages, ompIDArg().MatchString):
+	case a.cont && slices.ContainsFunc(a.messages, ompIDArg):
 		p.Unknown = "-c with a session id resumes it by omp's own listing"
 	case a.cont:
 		p.Unknown = "-c continues the session omp last used in this terminal"

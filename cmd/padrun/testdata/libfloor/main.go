@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	_ "github.com/creack/pty"
-	_ "github.com/google/uuid"
 	_ "github.com/rs/zerolog"
 	_ "github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
