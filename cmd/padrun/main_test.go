@@ -293,10 +293,11 @@ func (p *proc) logStderr(ts *testscript.TestScript) {
 	ts.Logf("%s (pid %d) wrote to stderr:\n%s", p.cmd.Args[0], p.cmd.Process.Pid, bytes.TrimRight(text, "\n"))
 }
 
-// logProcs logs what every process the script started, and still runs, is
-// doing, with its descendants (state, each thread's wait channel and kernel
-// stack), and marks it for its stderr to be logged once the script's
-// cleanup has ended it: what a wait that ran out needs to be diagnosed.
+// logProcs logs what every process the script started and has not waited
+// for is doing, with its descendants (state, each thread's wait channel and
+// kernel stack), and marks it for its stderr to be logged once the script's
+// cleanup has ended it; one that has ended says how, with its stderr: what
+// a wait that ran out needs to be diagnosed.
 func logProcs(ts *testscript.TestScript) {
 	prefix := ts.Getenv("WORK") + "\x00"
 	procs.Range(func(k, v any) bool {
@@ -310,10 +311,13 @@ func logProcs(ts *testscript.TestScript) {
 	})
 }
 
-// logProc is logProcs for one process, if it still runs.
+// logProc is logProcs for one process; one that has ended says how, and
+// what it wrote to stderr.
 func logProc(ts *testscript.TestScript, name string, p *proc) {
 	select {
 	case <-p.done:
+		ts.Logf("%s: ended with %s", name, describeExit(p.cmd.ProcessState))
+		p.logStderr(ts)
 		return
 	default:
 	}
