@@ -65,7 +65,7 @@ func (f *follower) stop() {
 }
 
 func (f *follower) loop() {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 8<<10) // 30 events of the longest names a read; read until none is left
 	fds := []unix.PollFd{{Fd: int32(f.in), Events: unix.POLLIN}, {Fd: int32(f.quit[0]), Events: unix.POLLIN}}
 	for {
 		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
