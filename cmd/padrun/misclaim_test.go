@@ -18,7 +18,7 @@ import (
 	"github.com/padrun/padrun/wrapper/harness"
 )
 
-var misclaimRounds = flag.Int("misclaim-rounds", 20, "rounds of the misclaim race with the real harnesses")
+var misclaimRounds = flag.Int("misclaim-rounds", 10, "rounds of the misclaim race with the real harnesses")
 
 // misclaim pi SOURCE | misclaim codex OTHERDIR | misclaim qwen runs the race of a folder
 // watcher against another run's new session file, -misclaim-rounds times.
