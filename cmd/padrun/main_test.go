@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,6 +51,17 @@ func TestMain(m *testing.M) {
 	// The names are not testscript's commands: scripts run the real pi.
 	if wrapper.IsHarnessCommand(filepath.Base(os.Args[0])) {
 		testPadrun()
+	}
+	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
+		for _, sig := range []os.Signal{unix.SIGHUP, unix.SIGINT, unix.SIGQUIT} {
+			if signal.Ignored(sig) {
+				// Every padrun and harness the tests start would inherit
+				// it (padrun keeps what it was started ignoring), and the
+				// signal tests would fail with no word of why.
+				fmt.Fprintf(os.Stderr, "padrun's tests: started with %s ignored (nohup, or a shell's background job), which every process they start inherits; start them without it (setsid, or in the foreground)\n", unix.SignalName(sig.(syscall.Signal)))
+				os.Exit(1)
+			}
+		}
 	}
 	testscript.Main(m, map[string]func(){
 		"padrun":          testPadrun,
