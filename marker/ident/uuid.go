@@ -1,6 +1,7 @@
 package ident
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
 	"strings"
@@ -13,12 +14,8 @@ import (
 // with its AES, GCM and SHA self-registrations) every run would pay.
 func NewUUID() string {
 	var b [16]byte
-	for i := 0; i < len(b); i += 8 {
-		u := rand.Uint64()
-		for j := range 8 {
-			b[i+j] = byte(u >> (8 * j))
-		}
-	}
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // the RFC 9562 variant
 	var s [36]byte
